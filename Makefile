@@ -1,0 +1,55 @@
+# One entry point for everything. `make help` lists the targets.
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+export PATH := $(BIN):$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+NODES ?= 2
+
+.PHONY: help setup host venv image sandbox-up sandbox-down site test lint unit molecule bench clean
+
+help:  ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+
+setup: host venv  ## Install Debian packages, configure podman, create the venv
+
+host:  ## Debian packages and podman configuration (needs root or sudo)
+	sandbox/host-setup.sh
+
+venv: $(VENV)/.installed  ## The pinned virtual environment in .venv
+
+$(VENV)/.installed: requirements.txt
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+image: host  ## Build the sandbox node image (only when its recipe changed)
+	sandbox/image/build.sh
+
+sandbox-up: setup  ## Bring up NODES sandbox nodes (default 2)
+	NODES=$(NODES) sandbox/sandbox up
+
+sandbox-down:  ## Remove every sandbox container, network and volume
+	sandbox/sandbox down
+
+site: sandbox-up  ## The main job: provision the sandbox with site.yml over SSH
+	$(BIN)/ansible-playbook site.yml
+
+test: setup lint unit molecule  ## Everything CI runs: lint, unit tests, every Molecule scenario
+
+lint: venv  ## yamllint and ansible-lint (production profile)
+	$(BIN)/yamllint --strict .
+	$(BIN)/ansible-lint
+
+unit: venv  ## pytest over tests/ (no sandbox needed)
+	$(BIN)/pytest -q
+
+molecule: setup image  ## Every Molecule scenario, each on its own sandbox
+	$(BIN)/molecule test --all
+
+bench: setup  ## Benchmarks (bench/)
+	$(BIN)/python bench/run.py
+
+clean: sandbox-down  ## Remove the sandbox and the venv
+	rm -rf $(VENV)

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Turns a debootstrapped root file system into a sandbox node: sshd as the main process,
+# per-container host keys, key-only SSH, no apt caches.
+set -euo pipefail
+rootfs=$1
+here=$(cd "$(dirname "$0")" && pwd)
+
+install -m 0755 "$here/sandbox-init" "$rootfs/usr/local/sbin/sandbox-init"
+rm -f "$rootfs"/etc/ssh/ssh_host_*
+mkdir -p "$rootfs/run/sshd" "$rootfs/root/.ssh"
+chmod 0700 "$rootfs/root/.ssh"
+cat >"$rootfs/etc/ssh/sshd_config.d/sandbox.conf" <<'CONF'
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+UseDNS no
+MaxStartups 100:30:200
+MaxSessions 100
+CONF
+# A container has no console login; pam_loginuid fails without CAP_AUDIT_CONTROL.
+sed -i 's/^session\s\+required\s\+pam_loginuid.so/session optional pam_loginuid.so/' "$rootfs/etc/pam.d/sshd"
+rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+echo 'sandbox-node' >"$rootfs/etc/hostname"
+# Nodes run with --no-hosts so that /etc/hosts is an ordinary file the ssh_trust role manages.
+printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$rootfs/etc/hosts"

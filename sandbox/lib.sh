@@ -1,0 +1,47 @@
+# Shared helpers of the sandbox scripts. Sourced, not run.
+# shellcheck shell=bash
+
+SANDBOX_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PROJECT_DIR=$(dirname "$SANDBOX_DIR")
+SANDBOX_PREFIX=${SANDBOX_PREFIX:-clustersuite}
+
+die() { echo "sandbox: error: $*" >&2; exit 1; }
+
+sandbox_cache_dir() { echo "${SANDBOX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cluster-suite}"; }
+
+# The image tag is the hash of everything that goes into the image.
+sandbox_image_ref() {
+  if [ -n "${SANDBOX_IMAGE:-}" ]; then echo "$SANDBOX_IMAGE"; return; fi
+  local sum
+  sum=$(cat "$SANDBOX_DIR"/image/packages.txt "$SANDBOX_DIR"/image/build.sh \
+            "$SANDBOX_DIR"/image/configure-rootfs.sh "$SANDBOX_DIR"/image/sandbox-init \
+        | sha256sum | cut -c1-12)
+  echo "localhost/${SANDBOX_PREFIX}-node:$sum"
+}
+
+# The Debian mirror of this machine's own apt sources (never a host name written in the repo).
+debian_mirror() {
+  python3 "$SANDBOX_DIR/apt_sources.py" mirror --suite "${1:-bookworm}" \
+    || die "no Debian mirror for ${1:-bookworm} found in this machine's apt sources"
+}
+
+# On hosts whose OCI runtime cannot set rlimits (no CAP_SYS_RESOURCE, as in many VMs and
+# containers), podman needs default_ulimits = [] and runc. Only write the file when it is missing
+# or when it already carries exactly what we would write; never overwrite a user's own file.
+ensure_containers_conf() {
+  local conf=/etc/containers/containers.conf capeff
+  capeff=$(awk '/^CapEff:/ {print $2}' /proc/self/status)
+  if (( (16#$capeff >> 24) & 1 )); then return 0; fi   # CAP_SYS_RESOURCE present: nothing to do
+  local wanted
+  wanted=$'# Written by cluster-suite sandbox: this host lacks CAP_SYS_RESOURCE.\n[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"'
+  if [ -f "$conf" ]; then
+    if [ "$(cat "$conf")" = "$wanted" ]; then return 0; fi
+    if grep -Eq '^\s*default_ulimits\s*=\s*\[\s*\]' "$conf" && grep -Eq '^\s*runtime\s*=\s*"runc"' "$conf"; then
+      return 0
+    fi
+    die "$conf exists but lacks 'default_ulimits = []' under [containers] and 'runtime = \"runc\"' under [engine]; this host has no CAP_SYS_RESOURCE, so add them by hand"
+  fi
+  mkdir -p /etc/containers
+  printf '%s\n' "$wanted" >"$conf"
+  echo "sandbox: wrote $conf (no CAP_SYS_RESOURCE on this host)"
+}
