@@ -142,8 +142,12 @@ def test_connect_to_closed_port_is_refused_after_every_retry(bound_not_listening
     assert result["address"] == "127.0.0.1"
 
 
-def test_unresolvable_name_is_unresolved_and_not_retried():
-    # RFC 6761: .invalid never resolves.
+def test_unresolvable_name_is_unresolved_and_not_retried(monkeypatch):
+    # A stubbed resolver: tests never query a DNS server.
+    def no_such_name(host, port):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(tcp_probe, "_resolve", no_such_name)
     result = tcp_probe.probe_connect("no-such-node.invalid", 22, timeout=2, retries=3, delay=0)
     assert result["reachable"] is False
     assert result["error"] == "unresolved"
