@@ -6,7 +6,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 NODES ?= 2
 
-.PHONY: help setup host venv image sandbox-up sandbox-down site test lint unit molecule bench clean
+.PHONY: help setup host venv image sources sandbox-up sandbox-down site test lint unit molecule bench clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -27,13 +27,16 @@ $(VENV)/.installed: requirements.txt
 image: host  ## Build the sandbox node image (only when its recipe changed)
 	sandbox/image/build.sh
 
+sources: host  ## Cache the OpenMPI source tarball the sandbox builds (from this machine's Debian mirror)
+	sandbox/fetch-openmpi-source.sh
+
 sandbox-up: setup  ## Bring up NODES sandbox nodes (default 2)
 	NODES=$(NODES) sandbox/sandbox up
 
 sandbox-down:  ## Remove every sandbox container, network and volume
 	sandbox/sandbox down
 
-site: sandbox-up  ## The main job: provision the sandbox with site.yml over SSH
+site: sources sandbox-up  ## The main job: provision the sandbox with site.yml over SSH
 	$(BIN)/ansible-playbook site.yml
 
 test: setup lint unit molecule  ## Everything CI runs: lint, unit tests, every Molecule scenario
@@ -45,7 +48,7 @@ lint: venv  ## yamllint and ansible-lint (production profile)
 unit: venv  ## pytest over tests/ (no sandbox needed)
 	$(BIN)/pytest -q
 
-molecule: setup image  ## Every Molecule scenario, each on its own sandbox
+molecule: setup image sources  ## Every Molecule scenario, each on its own sandbox
 	$(BIN)/molecule test --all
 
 bench: setup  ## Benchmarks (bench/)
