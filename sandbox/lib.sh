@@ -16,7 +16,7 @@ sandbox_image_ref() {
   sum=$(cat "$SANDBOX_DIR"/image/packages.txt "$SANDBOX_DIR"/image/build.sh \
             "$SANDBOX_DIR"/image/configure-rootfs.sh "$SANDBOX_DIR"/image/sandbox-init \
         | sha256sum | cut -c1-12)
-  echo "localhost/${SANDBOX_PREFIX}-node:$sum"
+  echo "localhost/cluster-suite-node:$sum"
 }
 
 # The Debian mirror of this machine's own apt sources (never a host name written in the repo).
