@@ -1,0 +1,65 @@
+"""Filters of the openmpi role (logic: module_utils/openmpi_build.py).
+
+    problems: "{{ settings | openmpi_settings_errors(inventory_hostname) }}"
+    key: "{{ ansible_facts | openmpi_build_key(version, flags, sha256, prefix) }}"
+    installed: "{{ marker_text | openmpi_marker_key }}"
+    plan: "{{ host_states | openmpi_build_plan(cached_ids, strategy) }}"
+    missing: "{{ ring_stdout | openmpi_ring_errors(ranks) }}"
+"""
+
+import os
+import sys
+
+from ansible.errors import AnsibleFilterError
+
+MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
+if MODULE_UTILS not in sys.path:
+    sys.path.insert(0, MODULE_UTILS)
+
+import openmpi_build  # noqa: E402  (found through the sys.path entry above)
+
+
+def _plain(value):
+    """Ansible's lazy containers as plain dicts and lists."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def openmpi_settings_errors(settings, host="controller"):
+    return openmpi_build.settings_errors(_plain(settings), host)
+
+
+def openmpi_build_key(facts, version, flags, sha256, prefix):
+    try:
+        return openmpi_build.build_key(_plain(facts), version, _plain(flags), sha256, prefix)
+    except (TypeError, ValueError) as exc:
+        raise AnsibleFilterError(f"openmpi_build_key: {exc}") from exc
+
+
+def openmpi_marker_key(text):
+    return openmpi_build.marker_key(text)
+
+
+def openmpi_build_plan(host_states, cached_ids, strategy):
+    try:
+        return openmpi_build.build_plan(_plain(host_states), _plain(cached_ids), strategy)
+    except (KeyError, ValueError) as exc:
+        raise AnsibleFilterError(f"openmpi_build_plan: {exc}") from exc
+
+
+def openmpi_ring_errors(stdout, ranks):
+    return openmpi_build.ring_errors(stdout, int(ranks))
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "openmpi_settings_errors": openmpi_settings_errors,
+            "openmpi_build_key": openmpi_build_key,
+            "openmpi_marker_key": openmpi_marker_key,
+            "openmpi_build_plan": openmpi_build_plan,
+            "openmpi_ring_errors": openmpi_ring_errors,
+        }
