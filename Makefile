@@ -6,7 +6,7 @@ export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 NODES ?= 2
 
-.PHONY: help setup host venv image sources sandbox-up sandbox-down site test lint unit molecule bench clean
+.PHONY: help setup host venv image sources ml sandbox-up sandbox-down site test lint unit molecule bench clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -30,14 +30,18 @@ image: host  ## Build the sandbox node image (only when its recipe changed)
 sources: host  ## Cache the OpenMPI source tarball the sandbox builds (from this machine's Debian mirror)
 	sandbox/fetch-openmpi-source.sh
 
-sandbox-up: setup  ## Bring up NODES sandbox nodes (default 2)
-	NODES=$(NODES) sandbox/sandbox up
+ml: host image  ## MindSpore and PyTorch (CPU) wheels and the shared ML volume nodes mount at /opt/ml
+	sandbox/ml-packages.sh ensure >/dev/null
+
+sandbox-up: setup ml  ## Bring up NODES sandbox nodes (default 2) with the ML volume
+	SANDBOX_ML=1 NODES=$(NODES) sandbox/sandbox up
 
 sandbox-down:  ## Remove every sandbox container, network and volume
 	sandbox/sandbox down
 
-site: sources sandbox-up  ## The main job: provision the sandbox with site.yml over SSH
+site: sources sandbox-up  ## The main job: provision the sandbox with site.yml, then a 2-node msrun job
 	$(BIN)/ansible-playbook site.yml
+	$(BIN)/ansible-playbook playbooks/launch.yml -e @jobs/sample_msrun.yml
 
 test: setup lint unit molecule  ## Everything CI runs: lint, unit tests, every Molecule scenario
 
@@ -48,11 +52,13 @@ lint: venv  ## yamllint and ansible-lint (production profile)
 unit: venv  ## pytest over tests/ (no sandbox needed)
 	$(BIN)/pytest -q
 
-molecule: setup image sources  ## Every Molecule scenario, each on its own sandbox
+molecule: setup image sources ml  ## Every Molecule scenario, each on its own sandbox
 	$(BIN)/molecule test --all
 
-bench: setup  ## Benchmarks (bench/)
-	$(BIN)/python bench/run.py
+bench: setup  ## Benchmarks (bench/): the device plan at 128 servers, the doctor on 2 and 8 nodes
+	$(BIN)/python bench/plan_scale.py
+	$(BIN)/python bench/doctor.py --nodes 2 8
 
-clean: sandbox-down  ## Remove the sandbox and the venv
+clean: sandbox-down  ## Remove the sandbox, the ML volume and the venv
+	sandbox/ml-packages.sh clean
 	rm -rf $(VENV)

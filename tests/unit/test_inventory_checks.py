@@ -61,3 +61,96 @@ def test_all_problems_reported_at_once():
     hostvars["n2"]["npu_device_count"] = 3
     errors = inventory_errors(groups, hostvars)
     assert len(errors) == 2, errors
+
+
+# --- ansible_port, cluster_network_cidr, role settings against their argument specs ----------
+
+from inventory_checks import check_settings, type_name  # noqa: E402
+
+
+SPECS = {
+    "firewall_mode": {"type": "str", "choices": ["disabled", "open_ports"]},
+    "firewall_master_ports": {"type": "list", "elements": "int"},
+    "firewall_extra_ports": {"type": "list", "elements": "raw"},
+    "openmpi_verify": {"type": "bool"},
+    "openmpi_build_timeout": {"type": "int"},
+    "npu_env_extra": {"type": "dict"},
+    "npu_network_base": {"type": "raw"},
+}
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda g, h: h["n1"].update(ansible_port=70000), "n1: ansible_port: int 70000 is not a TCP port"),
+    (lambda g, h: h["n1"].update(ansible_port="22"), "n1: ansible_port: str '22' is not a TCP port"),
+    (lambda g, h: h["n2"].update(cluster_network_cidr="10.0.0.0/33"),
+     "n2: cluster_network_cidr: '10.0.0.0/33' is not an IPv4 network"),
+    (lambda g, h: h["n2"].update(cluster_network_cidr="10.0.0.5/24"), "(did you mean 10.0.0.0/24?)"),
+    (lambda g, h: h["n2"].update(cluster_network_cidr="10.0.0.0"), "n2: cluster_network_cidr: '10.0.0.0' is not"),
+    (lambda g, h: h["n2"].update(cluster_network_cidr="10.9.0.0/16"),
+     "n2: ansible_host: 10.0.0.2 is not in cluster_network_cidr 10.9.0.0/16"),
+])
+def test_connection_and_network(change, expected):
+    groups, hostvars = good_inventory()
+    change(groups, hostvars)
+    errors = inventory_errors(groups, hostvars)
+    assert any(expected in e for e in errors), errors
+
+
+def test_network_that_holds_every_node_is_fine():
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h.update(cluster_network_cidr="10.0.0.0/24", ansible_port=22)
+    assert inventory_errors(groups, hostvars) == []
+
+
+@pytest.mark.parametrize("variable, value, expected", [
+    ("firewall_mode", "off", "n1, n2: firewall_mode: 'off' is not one of disabled, open_ports"),
+    ("firewall_mode", 0, "firewall_mode: must be a string (quote it in YAML), got int 0"),
+    ("firewall_master_ports", "8118", "firewall_master_ports: must be a list, got str '8118'"),
+    ("firewall_master_ports", ["8118"], "firewall_master_ports: every item must be an integer, got str '8118'"),
+    ("openmpi_verify", "yes", "openmpi_verify: must be true or false, got str 'yes'"),
+    ("openmpi_build_timeout", "7200", "openmpi_build_timeout: must be an integer, got str '7200'"),
+    ("openmpi_build_timeout", True, "openmpi_build_timeout: must be an integer, got bool True"),
+    ("npu_env_extra", ["A=1"], "npu_env_extra: must be a mapping, got list"),
+    ("firewall_mod", "disabled", "firewall_mod: unknown variable (not a setting of role firewall; did you mean "
+                                 "firewall_mode?)"),
+    ("openmpi_verison", "4.1.4", "not a setting of role openmpi"),
+])
+def test_role_settings_against_their_specs(variable, value, expected):
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h[variable] = value
+    errors = inventory_errors(groups, hostvars, SPECS)
+    assert len(errors) == 1 and expected in errors[0], errors
+    assert errors[0].startswith("n1, n2: ")
+
+
+def test_good_role_settings_and_nulls_pass():
+    groups, hostvars = good_inventory()
+    hostvars["n1"].update(firewall_mode="open_ports", firewall_master_ports=[8118], firewall_extra_ports=["1:2", 3],
+                          openmpi_verify=False, npu_env_extra={"A": 1}, npu_network_base=["10.0.0.0"],
+                          openmpi_build_timeout=None, cluster_name="x", other_var="y")
+    assert inventory_errors(groups, hostvars, SPECS) == []
+
+
+def test_setting_wrong_on_one_host_names_that_host():
+    groups, hostvars = good_inventory()
+    hostvars["n2"]["openmpi_verify"] = "no"
+    assert check_settings(hostvars, ["n1", "n2"], SPECS) == [
+        "n2: openmpi_verify: must be true or false, got str 'no'"]
+
+
+def test_many_hosts_are_listed_briefly():
+    hostvars = {f"n{i}": {"openmpi_verify": "no"} for i in range(9)}
+    (error,) = check_settings(hostvars, list(hostvars), SPECS)
+    assert error.startswith("n0, n1, n2, n3, n4 (and 4 more): openmpi_verify")
+
+
+def test_type_name_hides_subclasses():
+    class TaggedStr(str):
+        pass
+    assert type_name(TaggedStr("8")) == "str"
+    assert type_name(True) == "bool" and type_name(None) == "null"
+    groups, hostvars = good_inventory()
+    hostvars["n2"]["npu_device_count"] = TaggedStr("8")
+    assert "n2: npu_device_count: must be an integer, got str '8'" in inventory_errors(groups, hostvars)

@@ -1,0 +1,47 @@
+"""Filters of playbooks/doctor.yml over module_utils/doctor_report.py (the report's logic).
+
+    report: "{{ groups['cluster'] | doctor_report(hostvars, {'hosts': ..., 'master': ..., 'master_port': ...}) }}"
+    lines: "{{ report | doctor_table }}"
+    problems: "{{ settings | doctor_settings_errors(master_host) }}"
+"""
+import os
+import sys
+
+from ansible.errors import AnsibleFilterError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "module_utils"))
+
+import doctor_report as report_logic  # noqa: E402  pylint: disable=wrong-import-position
+
+NODE_VARS = ("doctor_expect", "doctor_ping", "doctor_listener", "doctor_error") + tuple(report_logic.REGISTERED.values())
+
+
+def doctor_report(hosts, hostvars, settings):
+    """The doctor's report (see module_utils/doctor_report.py build_report)."""
+    nodes = {}
+    for host in hosts:
+        host_vars = hostvars[host]
+        nodes[host] = report_logic.node_from_vars({name: host_vars[name] for name in NODE_VARS if name in host_vars})
+    try:
+        return report_logic.build_report(nodes, dict(settings))
+    except (KeyError, TypeError, ValueError) as error:
+        raise AnsibleFilterError(f"doctor_report: cannot build the report: {error!r}") from error
+
+
+def doctor_table(report, max_columns=8):
+    """The report as lines for people."""
+    return report_logic.format_table(report, max_columns=max_columns)
+
+
+def doctor_settings_errors(settings, host="controller"):
+    """Problems of the doctor_* settings, each naming the host and the variable."""
+    return report_logic.settings_errors(dict(settings), host)
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "doctor_report": doctor_report,
+            "doctor_table": doctor_table,
+            "doctor_settings_errors": doctor_settings_errors,
+        }

@@ -1,0 +1,90 @@
+"""Filters over the job description (logic: module_utils/job_spec.py).
+
+    plan: "{{ job_vars | job_plan(groups, hostvars, project_dir, launch_python) }}"
+    problems: "{{ job_vars | job_plan_errors(groups, hostvars, project_dir, launch_python) }}"
+    control: "{{ job_vars | job_control_plan(groups) }}"
+    node: "{{ plan | job_node(inventory_hostname) }}"
+    "{{ plan | job_rank_hosts }}"   {rank: host}
+    "{{ plan | job_hostfile }}"     mpirun hostfile text
+"""
+
+import os
+import sys
+
+from ansible.errors import AnsibleFilterError
+
+MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
+if MODULE_UTILS not in sys.path:
+    sys.path.insert(0, MODULE_UTILS)
+
+import job_spec  # noqa: E402  (found through the sys.path entry above)
+
+
+def _plain(value):
+    """Ansible's lazy containers as plain dicts and lists."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _hostvars(groups, hostvars):
+    hosts = set()
+    for members in groups.values():
+        hosts.update(members or [])
+    return {host: _plain(hostvars[host]) for host in hosts if host in hostvars}
+
+
+def job_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
+    """The launch plan of ``job`` (the job_* variables); every problem at once otherwise."""
+    try:
+        return job_spec.build_plan(_plain(job), _plain(groups), _hostvars(groups, hostvars),
+                                   project_dir, launch_python)
+    except job_spec.JobSpecError as error:
+        raise AnsibleFilterError(str(error)) from error
+
+
+def job_plan_errors(job, groups, hostvars, project_dir=".", launch_python="python3"):
+    """Every problem of ``job`` as a list (empty when it is good)."""
+    try:
+        job_spec.build_plan(_plain(job), _plain(groups), _hostvars(groups, hostvars),
+                            project_dir, launch_python)
+    except job_spec.JobSpecError as error:
+        return error.errors
+    return []
+
+
+def job_control_plan(job, groups):
+    """Name, nodes and directories of a job, for stop.yml and logs.yml."""
+    try:
+        return job_spec.control_plan(_plain(job), _plain(groups))
+    except job_spec.JobSpecError as error:
+        raise AnsibleFilterError(str(error)) from error
+
+
+def job_node(plan, host):
+    try:
+        return job_spec.node_of(plan, host)
+    except KeyError as error:
+        raise AnsibleFilterError(f"{host}: not a node of job {plan.get('name')}") from error
+
+
+def job_rank_hosts(plan):
+    return {str(rank): host for rank, host in job_spec.rank_hosts(plan).items()}
+
+
+def job_hostfile(plan):
+    return job_spec.mpirun_hostfile(plan)
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "job_plan": job_plan,
+            "job_plan_errors": job_plan_errors,
+            "job_control_plan": job_control_plan,
+            "job_node": job_node,
+            "job_rank_hosts": job_rank_hosts,
+            "job_hostfile": job_hostfile,
+        }

@@ -1,0 +1,71 @@
+"""Filters of the preflight validation (playbooks/validate.yml) over module_utils/inventory_checks.py.
+
+    problems: "{{ groups | cluster_inventory_problems(hostvars) }}"
+
+Besides the inventory-wide variables it checks every role setting set in the inventory against
+the type and choices of the role's meta/argument_specs.yml (all entry points), and reports unknown
+firewall_*, openmpi_*, ssh_trust_* and npu_env_* names, before any node is contacted.
+"""
+import glob
+import os
+import sys
+
+import yaml
+from ansible.errors import AnsibleFilterError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "module_utils"))
+
+import inventory_checks  # noqa: E402  pylint: disable=wrong-import-position
+
+ROLES = os.path.join(HERE, "..", "roles")
+
+
+def role_argument_specs(roles_dir=ROLES):
+    """variable -> {"type", "elements", "choices", "role"} from every role's argument specs."""
+    specs = {}
+    for path in sorted(glob.glob(os.path.join(roles_dir, "*", "meta", "argument_specs.yml"))):
+        role = os.path.basename(os.path.dirname(os.path.dirname(path)))
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = yaml.safe_load(handle) or {}
+        except (OSError, yaml.YAMLError) as error:
+            raise AnsibleFilterError(f"cannot read {path}: {error}") from error
+        for entry in (data.get("argument_specs") or {}).values():
+            for name, option in ((entry or {}).get("options") or {}).items():
+                specs.setdefault(name, {"type": option.get("type", "str"), "elements": option.get("elements"),
+                                        "choices": option.get("choices"), "role": role})
+    return specs
+
+
+def _plain_vars(host, host_vars, names, errors):
+    """{name: value} of the names a host has; a value that cannot be templated is a problem."""
+    plain = {}
+    for name in names:
+        if name not in host_vars:
+            continue
+        try:
+            plain[name] = host_vars[name]
+        except Exception as error:  # pylint: disable=broad-except
+            # An inventory value templating an undefined variable: named, not raised.
+            errors.append(f"{host}: {name}: cannot be evaluated: {str(error).splitlines()[0]}")
+    return plain
+
+
+def cluster_inventory_problems(groups, hostvars, roles_dir=ROLES):
+    """Every problem of the inventory and of the role settings it sets (empty when fine)."""
+    specs = role_argument_specs(roles_dir)
+    errors, plain_hostvars = [], {}
+    for host in groups.get("all", []):
+        host_vars = hostvars[host]
+        names = [name for name in host_vars.keys()
+                 if name in inventory_checks.CHECKED_VARS or name in specs
+                 or name.startswith(inventory_checks.TYPO_PREFIXES)]
+        plain_hostvars[host] = _plain_vars(host, host_vars, names, errors)
+        plain_hostvars[host].setdefault("ansible_host", host)
+    return errors + inventory_checks.inventory_errors(dict(groups), plain_hostvars, specs)
+
+
+class FilterModule:
+    def filters(self):
+        return {"cluster_inventory_problems": cluster_inventory_problems}

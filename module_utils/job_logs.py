@@ -1,0 +1,213 @@
+"""Summary of a training job from the logs gathered on the controller.
+
+Layout read (``<root>`` is ``logs/<job>/``, one folder per node, each a copy of the node's job
+log directory):
+
+- ``<host>/status/rank_<N>.json``: written by the rank wrapper when rank N exits:
+  ``{"rank": N, "host": "node1", "exit": 0, "role": "worker", "error": "..."}``;
+  ``<host>/status/scheduler.json`` the same for the dynamic cluster's scheduler;
+  ``<host>/status/launcher.json``: the node's launcher (msrun, torchrun, mpirun, launch script).
+- rank logs: ``worker_<N>.log`` (msrun, dynamic, torchrun) or ``mpirun/1/rank.<N>/stdout``
+  (mpirun --output-filename, on the master), ``scheduler.log``.
+
+Per rank the summary gives the exit status, the last ``loss`` line (and the first and last loss
+values), and for failed ranks their first error lines. Plain Python, stdlib only.
+"""
+import json
+import os
+import re
+
+RANK_LOG = re.compile(r"(?:^|/)worker_(\d+)\.log$")
+MPI_LOG = re.compile(r"(?:^|/)rank\.(\d+)/std(?:out|err)$")
+LOSS_VALUE = re.compile(r"\bloss(?:\s+is|\s*[:=])\s*\[?\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
+                        re.IGNORECASE)
+EXCEPTION_LINE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))(?::\s|$)")
+ERROR_LINE = re.compile(r"Traceback \(most recent call last\)|\bError\b|\bERROR\b|\bException\b|"
+                        r"\bfatal\b|Killed|Segmentation fault|ORTE|MPI_ABORT|exited on signal")
+MAX_ERRORS = 5
+
+
+def _read(path, limit=4 * 1024 * 1024):
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _load_json(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = json.load(handle)
+        return value if isinstance(value, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def loss_values(text):
+    """Every loss value printed in ``text``, in order."""
+    return [float(m.group(1)) for m in LOSS_VALUE.finditer(text)]
+
+
+def last_loss_line(text):
+    lines = [line.strip() for line in text.splitlines() if LOSS_VALUE.search(line)]
+    return lines[-1] if lines else None
+
+
+def error_lines(text, limit=MAX_ERRORS):
+    """The exception lines of tracebacks first, then other error lines, ``limit`` at most."""
+    lines = text.splitlines()
+    exceptions = [line.strip() for line in lines if EXCEPTION_LINE.match(line)]
+    others = [line.strip() for line in lines
+              if ERROR_LINE.search(line) and line.strip() not in exceptions
+              and not (exceptions and line.lstrip().startswith("Traceback"))
+              and not line.lstrip().startswith(("[WARNING]", "[INFO]"))]
+    picked = list(dict.fromkeys(exceptions + others))
+    return picked[:limit]
+
+
+def scan(root):
+    """Read everything under ``root``: statuses, launchers and rank logs, per host."""
+    ranks, launchers, schedulers = {}, [], []
+    logs = {}
+    if not os.path.isdir(root):
+        return ranks, launchers, schedulers, logs
+    for host in sorted(os.listdir(root)):
+        host_dir = os.path.join(root, host)
+        if not os.path.isdir(host_dir):
+            continue
+        for dirpath, _dirs, files in os.walk(host_dir):
+            for name in sorted(files):
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root)
+                if os.path.basename(dirpath) == "status" and name.endswith(".json"):
+                    status = _load_json(path) or {}
+                    status.setdefault("host", host)
+                    if name.startswith("rank_") and _is_int(status.get("rank")):
+                        ranks[status["rank"]] = status
+                    elif name.startswith("scheduler"):
+                        schedulers.append(status)
+                    elif name.startswith("launcher"):
+                        launchers.append(status)
+                    continue
+                match = RANK_LOG.search(rel) or MPI_LOG.search(rel)
+                if match:
+                    logs.setdefault(int(match.group(1)), []).append((host, rel, path))
+                elif name == "scheduler.log":
+                    logs.setdefault("scheduler", []).append((host, rel, path))
+    return ranks, launchers, schedulers, logs
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def summarize(root, job=None, launcher=None, expected=None, running_hosts=()):
+    """Summary dict of the job whose logs are under ``root``.
+
+    ``expected``: {rank: host} from the plan (ranks without a status are then reported as
+    missing); ``running_hosts``: nodes where the job still has processes.
+    """
+    statuses, launchers, schedulers, logs = scan(root)
+    expected = {int(rank): host for rank, host in (expected or {}).items()}
+    all_ranks = sorted(set(expected) | set(statuses) | {r for r in logs if _is_int(r)})
+    running_hosts = list(running_hosts)
+    rows = []
+    for rank in all_ranks:
+        status = statuses.get(rank)
+        files = logs.get(rank, [])
+        text = "\n".join(_read(path) for _host, _rel, path in files)
+        host = (status or {}).get("host") or expected.get(rank) or (files[0][0] if files else None)
+        exit_code = (status or {}).get("exit")
+        if status is None:
+            state = "running" if host in running_hosts else "no exit status"
+        elif exit_code == 0:
+            state = "ok"
+        else:
+            state = "failed"
+        losses = loss_values(text)
+        row = {
+            "rank": rank,
+            "host": host,
+            "exit": exit_code,
+            "state": state,
+            "last_loss_line": last_loss_line(text),
+            "first_loss": losses[0] if losses else None,
+            "last_loss": losses[-1] if losses else None,
+            "losses": len(losses),
+            "logs": [rel for _host, rel, _path in files],
+            "errors": [],
+        }
+        if state not in ("ok", "running"):
+            row["errors"] = error_lines(text) or ([status["error"]] if status and status.get("error") else [])
+        rows.append(row)
+    failed_launchers = [item for item in launchers if item.get("exit") not in (0, None)]
+    failed = [row for row in rows if row["state"] not in ("ok", "running")]
+    if running_hosts and not failed:
+        result = "running"
+    elif failed or failed_launchers or not rows:
+        result = "failed"
+    else:
+        result = "succeeded"
+    # The root cause is usually the rank that failed first (the others die of its absence).
+    timed = [row for row in failed if isinstance((statuses.get(row["rank"]) or {}).get("time"), (int, float))]
+    first = min(timed, key=lambda row: statuses[row["rank"]]["time"]) if timed else (failed[0] if failed else None)
+    summary = {
+        "job": job,
+        "first_failed_rank": first["rank"] if first else None,
+        "first_failed_host": first["host"] if first else None,
+        "first_error": (first["errors"] or [None])[0] if first else None,
+        "launcher": launcher,
+        "result": result,
+        "ranks": rows,
+        "failed_ranks": [row["rank"] for row in failed],
+        "launchers": sorted(launchers, key=lambda item: str(item.get("host"))),
+        "schedulers": schedulers,
+        "running_hosts": running_hosts,
+    }
+    if not rows:
+        summary["launcher_errors"] = _launcher_errors(root)
+    summary["text"] = render(summary)
+    return summary
+
+
+def _launcher_errors(root):
+    """Error lines of the launcher logs, when no rank left anything behind."""
+    found = []
+    if not os.path.isdir(root):
+        return found
+    for host in sorted(os.listdir(root)):
+        path = os.path.join(root, host, "launcher.log")
+        if os.path.isfile(path):
+            found += [f"{host}: {line}" for line in error_lines(_read(path))]
+    return found[:MAX_ERRORS * 2]
+
+
+def render(summary):
+    """The summary as the lines launch.yml prints."""
+    rows = summary["ranks"]
+    ok = sum(1 for row in rows if row["state"] == "ok")
+    lines = [f"job {summary['job']} ({summary['launcher']}): {summary['result']}, "
+             f"{ok}/{len(rows)} ranks exited 0"]
+    if summary.get("first_failed_rank") is not None:
+        lines.append(f"  first failure: rank {summary['first_failed_rank']} on {summary['first_failed_host']}: "
+                     f"{summary['first_error'] or 'no error line'}")
+    for row in rows:
+        exit_text = "running" if row["state"] == "running" else (
+            f"exit {row['exit']}" if row["exit"] is not None else row["state"])
+        line = f"  rank {row['rank']} on {row['host']}: {exit_text}"
+        if row["last_loss_line"]:
+            line += f"; last loss line: {row['last_loss_line']}"
+        lines.append(line)
+        lines += [f"    error: {error}" for error in row["errors"]]
+    for item in summary["launchers"]:
+        if item.get("exit") not in (0, None):
+            lines.append(f"  launcher on {item.get('host')}: exit {item.get('exit')}")
+    for error in summary.get("launcher_errors", []):
+        lines.append(f"  launcher error: {error}")
+    if summary["running_hosts"]:
+        lines.append(f"  still running on: {', '.join(summary['running_hosts'])}")
+    return "\n".join(lines)

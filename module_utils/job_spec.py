@@ -1,0 +1,468 @@
+"""The job description of a training launch, checked and turned into a per-node plan.
+
+A job is described by ``job_*`` variables (a file under ``jobs/`` passed with ``-e @file``, or
+extra vars). ``build_plan`` checks every one of them against the inventory at once, before
+anything is copied or started, and returns the plan the templates render: per node its address,
+node rank, worker count and global ranks, plus the launcher's settings. Every message names the
+node and the variable: job-wide settings are reported on the master node, which runs the
+launcher (msrun's scheduler, mpirun, the dynamic cluster's scheduler, torchrun's rank 0).
+
+Plain Python (stdlib only, no Ansible), so it is unit tested directly; the filters in
+filter_plugins/job.py call it.
+"""
+import difflib
+import ipaddress
+import os
+import re
+
+LAUNCHERS = ("msrun", "mpirun", "dynamic", "torchrun")
+NODE_GROUPS = (("npu_nodes", "npu"), ("gpu_nodes", "gpu"), ("cpu_nodes", "cpu"))
+DEFAULT_PORTS = {"msrun": 8118, "dynamic": 8118, "torchrun": 29500, "mpirun": None}
+# Modules the node's Python must import for each launcher (mpirun runs any program).
+LAUNCHER_MODULES = {"msrun": "mindspore", "dynamic": "mindspore", "torchrun": "torch", "mpirun": ""}
+JOB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Variables the suite sets itself: a job may not override them through job_env.
+RESERVED_ENV = re.compile(r"^(CS_JOB.*|MS_ROLE|MS_NODE_ID|MS_SCHED_HOST|MS_SCHED_PORT|MS_WORKER_NUM|"
+                          r"RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|OMPI_.*)$")
+TLS_FIELDS = ("server_cert_path", "crl_path", "client_cert_path", "ca_cert_path", "cipher_list",
+              "cert_expire_warning_time_in_day")
+TLS_SECRETS = ("client_password", "server_password")
+
+# Every job variable with its default (None: required, or worked out from the inventory).
+DEFAULTS = {
+    "job_name": None,
+    "job_launcher": None,
+    "job_script": None,
+    "job_args": [],
+    "job_code_dir": "",
+    "job_hosts": None,
+    "job_master": None,
+    "job_master_addr": None,
+    "job_workers_per_node": None,
+    "job_worker_num": None,
+    "job_port": None,
+    "job_base_dir": "jobs",
+    "job_log_dir": "",
+    "job_env": {},
+    "job_timeout": 3600,
+    "job_cluster_timeout": 600,
+    "job_python": None,
+    "job_source_env": True,
+    "job_setup": "",
+    "job_msrun_bind_core": False,
+    "job_msrun_sim_level": None,
+    "job_msrun_rank_table_file": "",
+    "job_mpirun_hostfile": True,
+    "job_mpirun_prefix": None,
+    "job_mpirun_if_include": None,
+    "job_mpirun_forward_env": [],
+    "job_mpirun_abort_on_failure": True,
+    "job_mpirun_extra_args": [],
+    "job_dynamic_recovery": False,
+    "job_dynamic_recovery_path": "",
+    "job_dynamic_recovery_wait": 30,
+    "job_dynamic_hccl_cm_init": False,
+    "job_dynamic_tls": {},
+    "job_torch_launcher": "torchrun",
+    "job_torch_backend": "auto",
+    "job_torch_max_restarts": 0,
+}
+# Options of a run rather than of the job (read by the playbooks themselves).
+RUN_OPTIONS = ("job_wait", "job_stop_grace")
+# Variables that only stop/logs need (the rest may be absent there).
+CONTROL_VARIABLES = ("job_name", "job_hosts", "job_base_dir", "job_log_dir", "job_master")
+
+
+class JobSpecError(Exception):
+    """The job description is wrong; ``errors`` lists every problem."""
+
+    def __init__(self, errors):
+        super().__init__("\n".join(errors))
+        self.errors = list(errors)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_int(value):
+    """Numbers given as `-e job_port=8118` arrive as strings: digits count as the number."""
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value.strip()):
+        return int(value)
+    return value
+
+
+def _as_bool(value):
+    """`-e job_msrun_bind_core=true` arrives as a string: only true/false count."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value
+
+
+def _int_in(value, low, high):
+    return _is_int(value) and low <= value <= high
+
+
+def _scalar(value):
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def node_kind(host, groups):
+    """npu, gpu or cpu: the first node group that holds ``host``."""
+    for group, kind in NODE_GROUPS:
+        if host in (groups.get(group) or []):
+            return kind
+    return "cpu"
+
+
+def default_workers(host, hostvars, kind):
+    """The node's device count (npu_device_count / gpu_device_count), 1 on CPU nodes."""
+    variables = hostvars.get(host, {})
+    count = variables.get("npu_device_count") if kind == "npu" else variables.get("gpu_device_count")
+    return count if _is_int(count) and count > 0 else 1
+
+
+def _check_unknown(job, errors, where):
+    for name in sorted(job):
+        if name.startswith("job_") and name not in DEFAULTS and name not in RUN_OPTIONS:
+            close = difflib.get_close_matches(name, list(DEFAULTS), n=3, cutoff=0.75)
+            hint = f" (known: {', '.join(close)})" if close else ""
+            errors.append(f"{where}: {name}: not a job variable{hint}")
+
+
+def _hosts_and_master(job, groups, errors):
+    cluster = list(groups.get("cluster") or [])
+    masters = list(groups.get("cluster_master") or [])
+    hosts = job.get("job_hosts")
+    if hosts is None:
+        hosts = cluster
+    master = job.get("job_master") or (masters[0] if masters else None)
+    where = master if isinstance(master, str) and master else "cluster_master"
+    if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts) or not hosts:
+        errors.append(f"{where}: job_hosts: must be a non-empty list of inventory hosts, got {hosts!r}")
+        hosts = []
+    seen = set()
+    for host in hosts:
+        if host in seen:
+            errors.append(f"{host}: job_hosts: listed twice")
+        seen.add(host)
+        if host not in cluster:
+            errors.append(f"{host}: job_hosts: not a node of group 'cluster'")
+    if not isinstance(master, str) or not master:
+        errors.append("cluster_master: job_master: no master node (group 'cluster_master' is empty "
+                      "and job_master is not set)")
+        master = None
+    elif master not in cluster:
+        errors.append(f"{master}: job_master: the master is not a node of group 'cluster'")
+    elif hosts and master not in hosts:
+        errors.append(f"{master}: job_master: the master is not one of job_hosts ({', '.join(hosts)})")
+    # Node rank 0 is the master (torchrun's rank 0, msrun's scheduler node); the rest keep order.
+    ordered = ([master] if master in hosts else []) + [h for h in dict.fromkeys(hosts) if h != master]
+    return ordered, master, where
+
+
+def _job_dirs(job, where, errors):
+    base = job.get("job_base_dir", DEFAULTS["job_base_dir"])
+    name = job.get("job_name")
+    if not isinstance(base, str) or not base or ".." in base.split("/"):
+        errors.append(f"{where}: job_base_dir: must be a directory path without '..', got {base!r}")
+        base = DEFAULTS["job_base_dir"]
+    log_dir = job.get("job_log_dir", "") or ""
+    if not isinstance(log_dir, str):
+        errors.append(f"{where}: job_log_dir: must be a path, got {log_dir!r}")
+        log_dir = ""
+    if not isinstance(name, str) or not JOB_NAME.match(name):
+        errors.append(f"{where}: job_name: must be 1-64 letters, digits, '.', '_' or '-' starting "
+                      f"with a letter or digit, got {name!r}")
+        name = None
+    job_dir = f"{base.rstrip('/')}/{name}" if name else None
+    return name, job_dir, (log_dir or (f"{job_dir}/logs" if job_dir else None))
+
+
+def control_plan(job, groups):
+    """What stop.yml and logs.yml need: the job's name, nodes, directories and master."""
+    errors = []
+    hosts, master, where = _hosts_and_master(job, groups, errors)
+    name, job_dir, log_dir = _job_dirs(job, where, errors)
+    if errors:
+        raise JobSpecError(errors)
+    return {"name": name, "hosts": hosts, "master": master, "job_dir": job_dir, "log_dir": log_dir}
+
+
+def _check_script(job, where, project_dir, errors):
+    script = job.get("job_script")
+    code_dir = job.get("job_code_dir") or ""
+    if not isinstance(code_dir, str):
+        errors.append(f"{where}: job_code_dir: must be a controller directory, got {code_dir!r}")
+        code_dir = ""
+    if code_dir and not os.path.isabs(code_dir):
+        code_dir = os.path.normpath(os.path.join(project_dir, code_dir))
+    if not isinstance(script, str) or not script:
+        errors.append(f"{where}: job_script: required: the training script (or program) to run")
+        return None, code_dir
+    if code_dir:
+        if not os.path.isdir(code_dir):
+            errors.append(f"{where}: job_code_dir: {code_dir} is not a directory on the controller")
+        elif os.path.isabs(script) or ".." in script.split("/"):
+            errors.append(f"{where}: job_script: {script} must be a path inside job_code_dir")
+        elif not os.path.isfile(os.path.join(code_dir, script)) and not job.get("job_setup"):
+            errors.append(f"{where}: job_script: {script} does not exist in {code_dir}")
+    elif not os.path.isabs(script):
+        errors.append(f"{where}: job_script: {script}: without job_code_dir the script must be an "
+                      f"absolute path on the nodes")
+    return script, code_dir
+
+
+def _workers(job, hosts, groups, hostvars, where, errors):
+    given = job.get("job_workers_per_node")
+    workers = {}
+    for host in hosts:
+        kind = node_kind(host, groups)
+        if given is None:
+            count = default_workers(host, hostvars, kind)
+        elif isinstance(given, dict):
+            count = _as_int(given.get(host, default_workers(host, hostvars, kind)))
+        else:
+            count = _as_int(given)
+        if not _int_in(count, 1, 1024):
+            errors.append(f"{host}: job_workers_per_node: {count!r} is not an integer from 1 to 1024")
+            count = 0
+        workers[host] = count
+    if isinstance(given, dict):
+        for host in sorted(set(given) - set(hosts)):
+            errors.append(f"{host}: job_workers_per_node: not one of job_hosts")
+    total = sum(workers.values())
+    wanted = _as_int(job.get("job_worker_num"))
+    if wanted is not None and wanted != total:
+        per_node = ", ".join(f"{h}={workers[h]}" for h in hosts)
+        errors.append(f"{where}: job_worker_num: {wanted!r} is not the sum of the workers per node "
+                      f"({per_node}: {total})")
+    return workers, total
+
+
+def _check_env(job, where, errors):
+    env = job.get("job_env") or {}
+    if not isinstance(env, dict):
+        errors.append(f"{where}: job_env: must be a mapping NAME: value, got {env!r}")
+        return {}
+    clean = {}
+    for name, value in env.items():
+        if not isinstance(name, str) or not ENV_NAME.match(name):
+            errors.append(f"{where}: job_env: {name!r} is not an environment variable name")
+        elif RESERVED_ENV.match(name):
+            errors.append(f"{where}: job_env: {name} is set by the launcher, not by the job")
+        elif not _scalar(value):
+            errors.append(f"{where}: job_env: {name}: value must be a string or a number, got {value!r}")
+        else:
+            clean[name] = str(value)
+    return clean
+
+
+def _check_list(job, name, where, errors, pattern=None):
+    value = job.get(name, DEFAULTS[name])
+    if value is None:
+        value = []
+    if not isinstance(value, list) or not all(_scalar(v) for v in value):
+        errors.append(f"{where}: {name}: must be a list of strings or numbers, got {value!r}")
+        return []
+    if pattern:
+        for item in value:
+            if not pattern.match(str(item)):
+                errors.append(f"{where}: {name}: {item!r} is not an environment variable name")
+    return [str(v) for v in value]
+
+
+def _check_bool(job, name, where, errors):
+    value = _as_bool(job.get(name, DEFAULTS[name]))
+    if not isinstance(value, bool):
+        errors.append(f"{where}: {name}: must be true or false, got {value!r}")
+        return DEFAULTS[name]
+    return value
+
+
+def _check_int(job, name, low, high, where, errors, allow_none=False):
+    value = _as_int(job.get(name, DEFAULTS[name]))
+    if value is None and allow_none:
+        return None
+    if not _int_in(value, low, high):
+        errors.append(f"{where}: {name}: {value!r} is not an integer from {low} to {high}")
+        return DEFAULTS[name]
+    return value
+
+
+def _check_tls(job, where, errors):
+    tls = job.get("job_dynamic_tls") or {}
+    if not isinstance(tls, dict):
+        errors.append(f"{where}: job_dynamic_tls: must be a mapping, got a {type(tls).__name__}")
+        return {}
+    if not tls:
+        return {}
+    for key in sorted(set(tls) - set(TLS_FIELDS) - set(TLS_SECRETS)):
+        errors.append(f"{where}: job_dynamic_tls: {key} is not a field of the TLS config "
+                      f"(fields: {', '.join(TLS_FIELDS + TLS_SECRETS)})")
+    for key in ("server_cert_path", "client_cert_path", "ca_cert_path") + TLS_SECRETS:
+        if not isinstance(tls.get(key), str) or not tls.get(key):
+            errors.append(f"{where}: job_dynamic_tls: {key} is required when TLS is on")
+    days = tls.get("cert_expire_warning_time_in_day", 90)
+    if not _int_in(days, 7, 180):
+        errors.append(f"{where}: job_dynamic_tls: cert_expire_warning_time_in_day {days!r} is not "
+                      f"an integer from 7 to 180")
+    config = {key: tls.get(key, "") for key in TLS_FIELDS}
+    config["cert_expire_warning_time_in_day"] = days
+    # The passwords stay out of the plan (it is a fact, shown with -v): the playbook writes them
+    # from job_dynamic_tls straight into a 0600 file with no_log.
+    return {"enabled": True, "config": config}
+
+
+def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
+    """Check ``job`` (the job_* variables) against the inventory; return the launch plan.
+
+    Raises JobSpecError with every problem at once.
+    """
+    errors = []
+    hosts, master, where = _hosts_and_master(job, groups, errors)
+    _check_unknown(job, errors, where)
+    name, job_dir, log_dir = _job_dirs(job, where, errors)
+
+    launcher = job.get("job_launcher")
+    if launcher not in LAUNCHERS:
+        errors.append(f"{where}: job_launcher: {launcher!r} is not one of {', '.join(LAUNCHERS)}")
+        launcher = None
+    script, code_dir = _check_script(job, where, project_dir, errors)
+    args = _check_list(job, "job_args", where, errors)
+    workers, total = _workers(job, hosts, groups, hostvars, where, errors)
+
+    port = _as_int(job.get("job_port"))
+    if port is None:
+        port = DEFAULT_PORTS.get(launcher)
+    elif not _int_in(port, 1024, 65535):
+        errors.append(f"{master or where}: job_port: {port!r} is not an integer from 1024 to 65535")
+    if launcher in ("msrun", "dynamic", "torchrun") and port is None:
+        errors.append(f"{where}: job_port: required for {launcher}")
+
+    master_vars = hostvars.get(master, {}) if master else {}
+    master_addr = job.get("job_master_addr") or master_vars.get("ansible_host") or master
+    try:
+        if not isinstance(master_addr, str):
+            raise ValueError
+        ipaddress.IPv4Address(master_addr)
+    except ValueError:
+        errors.append(f"{where}: job_master_addr: {master_addr!r} is not an IPv4 address (msrun and "
+                      f"the scheduler need the master's own address, never a name); set "
+                      f"job_master_addr or the master's ansible_host")
+    else:
+        addresses = (master_vars.get("ansible_facts") or {}).get("all_ipv4_addresses")
+        if addresses and master_addr not in addresses:
+            errors.append(f"{where}: job_master_addr: {master_addr} is not an address of {master} "
+                          f"({', '.join(addresses)})")
+
+    env = _check_env(job, where, errors)
+    python = job.get("job_python") or launch_python
+    if not isinstance(python, str) or not python:
+        errors.append(f"{where}: job_python: must be a command or path, got {python!r}")
+    setup = job.get("job_setup") or ""
+    if not isinstance(setup, str):
+        errors.append(f"{where}: job_setup: must be a shell command, got {setup!r}")
+
+    plan_options = {
+        "timeout": _check_int(job, "job_timeout", 10, 7 * 86400, where, errors),
+        "cluster_timeout": _check_int(job, "job_cluster_timeout", 10, 86400, where, errors),
+        "source_env": _check_bool(job, "job_source_env", where, errors),
+        "msrun_bind_core": _check_bool(job, "job_msrun_bind_core", where, errors),
+        "msrun_sim_level": _check_int(job, "job_msrun_sim_level", -1, 1, where, errors, allow_none=True),
+        "msrun_rank_table_file": job.get("job_msrun_rank_table_file") or "",
+        "mpirun_hostfile": _check_bool(job, "job_mpirun_hostfile", where, errors),
+        "mpirun_abort_on_failure": _check_bool(job, "job_mpirun_abort_on_failure", where, errors),
+        "mpirun_forward_env": _check_list(job, "job_mpirun_forward_env", where, errors, ENV_NAME),
+        "mpirun_extra_args": _check_list(job, "job_mpirun_extra_args", where, errors),
+        "mpirun_prefix": job.get("job_mpirun_prefix")
+        if job.get("job_mpirun_prefix") is not None else (master_vars.get("openmpi_prefix") or ""),
+        "mpirun_if_include": job.get("job_mpirun_if_include")
+        if job.get("job_mpirun_if_include") is not None else (master_vars.get("cluster_network_cidr") or ""),
+        "dynamic_recovery": _check_bool(job, "job_dynamic_recovery", where, errors),
+        "dynamic_recovery_path": job.get("job_dynamic_recovery_path") or (f"{job_dir}/recovery" if job_dir else ""),
+        "dynamic_recovery_wait": _check_int(job, "job_dynamic_recovery_wait", 0, 3600, where, errors),
+        "dynamic_hccl_cm_init": _check_bool(job, "job_dynamic_hccl_cm_init", where, errors),
+        "dynamic_tls": _check_tls(job, where, errors),
+        "torch_launcher": job.get("job_torch_launcher", DEFAULTS["job_torch_launcher"]),
+        "torch_backend": job.get("job_torch_backend", DEFAULTS["job_torch_backend"]),
+        "torch_max_restarts": _check_int(job, "job_torch_max_restarts", 0, 100, where, errors),
+    }
+    if plan_options["torch_launcher"] not in ("torchrun", "distributed_launch"):
+        errors.append(f"{where}: job_torch_launcher: {plan_options['torch_launcher']!r} is not "
+                      f"torchrun or distributed_launch")
+    if plan_options["torch_backend"] not in ("auto", "gloo", "nccl", "hccl"):
+        errors.append(f"{where}: job_torch_backend: {plan_options['torch_backend']!r} is not "
+                      f"auto, gloo, nccl or hccl")
+    if_include = plan_options["mpirun_if_include"]
+    if not isinstance(if_include, str):
+        errors.append(f"{where}: job_mpirun_if_include: must be a CIDR or interface names, got {if_include!r}")
+    elif "/" in if_include:
+        try:
+            ipaddress.IPv4Network(if_include, strict=False)
+        except ValueError:
+            errors.append(f"{where}: job_mpirun_if_include: {if_include} is not an IPv4 CIDR")
+    if not isinstance(plan_options["mpirun_prefix"], str):
+        errors.append(f"{where}: job_mpirun_prefix: must be a directory path")
+    if not isinstance(plan_options["msrun_rank_table_file"], str):
+        errors.append(f"{where}: job_msrun_rank_table_file: must be a path on the nodes")
+    if launcher == "dynamic" and plan_options["dynamic_recovery"] and not plan_options["dynamic_recovery_path"]:
+        errors.append(f"{where}: job_dynamic_recovery_path: required with job_dynamic_recovery")
+
+    if errors:
+        raise JobSpecError(errors)
+
+    nodes, first = [], 0
+    for rank, host in enumerate(hosts):
+        variables = hostvars.get(host, {})
+        count = workers[host]
+        nodes.append({
+            "host": host,
+            "addr": variables.get("ansible_host", host),
+            "kind": node_kind(host, groups),
+            "node_rank": rank,
+            "workers": count,
+            "first_rank": first,
+            "ranks": list(range(first, first + count)),
+        })
+        first += count
+    plan = {
+        "name": name,
+        "launcher": launcher,
+        "script": script,
+        "args": args,
+        "code_dir": code_dir,
+        "hosts": hosts,
+        "master": master,
+        "master_addr": master_addr,
+        "port": port,
+        "worker_num": total,
+        "nodes": nodes,
+        "job_dir": job_dir,
+        "log_dir": log_dir,
+        "env": env,
+        "python": python,
+        "python_module": LAUNCHER_MODULES[launcher],
+        "setup": setup,
+    }
+    plan.update(plan_options)
+    return plan
+
+
+def node_of(plan, host):
+    """The plan entry of ``host``."""
+    for node in plan["nodes"]:
+        if node["host"] == host:
+            return node
+    raise KeyError(host)
+
+
+def rank_hosts(plan):
+    """{global rank: host} of the plan."""
+    return {rank: node["host"] for node in plan["nodes"] for rank in node["ranks"]}
+
+
+def mpirun_hostfile(plan):
+    """The hostfile text: one ``address slots=N`` line per node, master first."""
+    return "".join(f"{node['addr']} slots={node['workers']}\n" for node in plan["nodes"])

@@ -1,0 +1,54 @@
+"""Tests for templates/job/cs_rank.py, the rank wrapper every launcher starts."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+WRAPPER = os.path.join(os.path.dirname(__file__), "..", "..", "templates", "job", "cs_rank.py")
+
+
+def run(tmp_path, body, env, *args):
+    script = tmp_path / "script.py"
+    script.write_text(body)
+    full_env = dict(os.environ, CS_LOG_DIR=str(tmp_path / "logs"), CS_HOST="node9", **env)
+    for name in ("RANK", "RANK_ID", "MS_NODE_ID", "MS_ROLE", "OMPI_COMM_WORLD_RANK", "CS_RANK_LOG"):
+        if name not in env:
+            full_env.pop(name, None)
+    return subprocess.run([sys.executable, WRAPPER, str(script), *args], env=full_env,
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def status(tmp_path, name):
+    return json.loads((tmp_path / "logs" / "status" / name).read_text())
+
+
+@pytest.mark.parametrize("variable", ["RANK", "RANK_ID", "MS_NODE_ID", "OMPI_COMM_WORLD_RANK"])
+def test_success_records_exit_0_and_passes_arguments(tmp_path, variable):
+    result = run(tmp_path, "import sys; print('args', sys.argv[1:])\n", {variable: "2"}, "--steps", "3")
+    assert result.returncode == 0
+    assert "args ['--steps', '3']" in result.stdout
+    record = status(tmp_path, "rank_2.json")
+    assert record["exit"] == 0 and record["rank"] == 2 and record["host"] == "node9" and record["error"] is None
+
+
+def test_exception_records_its_last_line_and_exits_1(tmp_path):
+    result = run(tmp_path, "raise RuntimeError('rank 3 fails on purpose')\n", {"RANK": "3"})
+    assert result.returncode == 1
+    assert "Traceback" in result.stderr
+    assert status(tmp_path, "rank_3.json")["error"] == "RuntimeError: rank 3 fails on purpose"
+
+
+def test_sys_exit_code_and_scheduler_role(tmp_path):
+    assert run(tmp_path, "import sys; sys.exit(7)\n", {"RANK": "0"}).returncode == 7
+    assert status(tmp_path, "rank_0.json")["exit"] == 7
+    assert run(tmp_path, "pass\n", {"MS_ROLE": "MS_SCHED", "MS_NODE_ID": "sched"}).returncode == 0
+    assert status(tmp_path, "scheduler.json")["role"] == "scheduler"
+
+
+def test_rank_log_redirect(tmp_path):
+    result = run(tmp_path, "print('hello from rank 1')\n", {"RANK": "1", "CS_RANK_LOG": "1"})
+    assert result.returncode == 0 and result.stdout == ""
+    assert (tmp_path / "logs" / "worker_1.log").read_text() == "hello from rank 1\n"

@@ -1,0 +1,39 @@
+"""filter_plugins/preflight.py: the role argument specs are read from the real roles, and the
+inventory problems come back as messages (never a raised template error)."""
+import preflight
+
+
+class HostVars(dict):
+    """hostvars[host] as Ansible hands it to a filter; a value may fail to template."""
+
+
+class Broken(dict):
+    def __getitem__(self, name):
+        if name == "openmpi_prefix":
+            raise RuntimeError("'undefined_thing' is undefined\nmore")
+        return super().__getitem__(name)
+
+
+def test_specs_come_from_every_role():
+    specs = preflight.role_argument_specs()
+    assert specs["firewall_master_ports"]["type"] == "list"
+    assert specs["firewall_master_ports"]["elements"] == "int"
+    assert specs["firewall_mode"]["choices"] == ["disabled", "open_ports"]
+    assert specs["openmpi_ring_slots"]["role"] == "openmpi"  # entry points other than main too
+    assert specs["npu_network_host_start"]["type"] == "int"
+
+
+def test_problems_of_a_whole_inventory():
+    groups = {"all": ["n1", "n2"], "cluster": ["n1", "n2"], "npu_nodes": ["n1", "n2"], "cluster_master": ["n1"]}
+    base = {"ansible_host": "127.0.0.21", "npu_device_count": 8, "cluster_user": "trainer", "npu_model": "atlas800"}
+    hostvars = {"n1": HostVars(base, firewall_master_ports="8118"),
+                "n2": Broken(base, ansible_host="127.0.0.22", openmpi_prefix="{{ undefined_thing }}")}
+    problems = preflight.cluster_inventory_problems(groups, hostvars)
+    assert "n2: openmpi_prefix: cannot be evaluated: 'undefined_thing' is undefined" in problems
+    assert "n1: firewall_master_ports: must be a list, got str '8118'" in problems
+    assert len(problems) == 2
+
+
+def test_empty_inventory():
+    problems = preflight.cluster_inventory_problems({"all": [], "ungrouped": []}, {})
+    assert any("group 'cluster' is empty" in p for p in problems)
