@@ -23,11 +23,12 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PLAYBOOKS = {"site": "site.yml", "doctor": "playbooks/doctor.yml", "launch": "playbooks/launch.yml"}
+# The plays of playbooks/validate.yml, which site.yml and doctor.yml import first.
+PREFLIGHT_PLAYS = ("Validate the inventory on the controller before any node is contacted",
+                   "Validate every role's settings per node before anything changes")
 VALIDATION_PLAYS = {
-    "site": ("Validate the inventory and every role's settings before anything changes",),
-    "doctor": ("Validate the inventory on the controller before any node is contacted",
-               "Validate every role's settings per node before anything changes",
-               "Check the doctor's own settings"),
+    "site": PREFLIGHT_PLAYS,
+    "doctor": PREFLIGHT_PLAYS + ("Check the doctor's own settings",),
     "launch": ("Check the job description",),
 }
 FORBIDDEN = ("Traceback", "TemplateSyntaxError", "AnsibleUndefinedVariable", "UNREACHABLE",
