@@ -55,9 +55,8 @@ unit: venv  ## pytest over tests/ (no sandbox needed)
 molecule: setup image sources ml  ## Every Molecule scenario, each on its own sandbox
 	$(BIN)/molecule test --all
 
-bench: setup  ## Benchmarks (bench/): the device plan at 128 servers, the doctor on 2 and 8 nodes
-	$(BIN)/python bench/plan_scale.py
-	$(BIN)/python bench/doctor.py --nodes 2 8
+bench: setup image sources ml  ## Benchmarks on the sandbox: all five, or SCENARIOS="doctor planning" (bench/run.py --list)
+	$(BIN)/python bench/run.py $(SCENARIOS)
 
 clean: sandbox-down  ## Remove the sandbox, the ML volume and the venv
 	sandbox/ml-packages.sh clean

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Turn bench/results/*.json into Markdown: bench/results/README.md and the README's figures section.
+
+    bench/report.py        # after editing a result by hand, or to check what the README would say
+
+The README section sits between the markers below; everything else in README.md is left alone.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+
+START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning")
+
+
+def load_results(results_dir=harness.RESULTS_DIR):
+    results = []
+    for name in ORDER:
+        path = os.path.join(results_dir, name + ".json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                results.append(json.load(handle))
+    return results
+
+
+def _seconds(value):
+    if value is None:
+        return "-"
+    return "%.3g s" % value if value < 10 else "%.0f s" % value
+
+
+def scenario_markdown(result, image_prefix):
+    """One scenario: a table of medians (min-max) per series and size, its aims and notes."""
+    summary = result.get("summary", {})
+    sizes = sorted({int(size) for series in summary.values() for size in series})
+    size_word = result.get("size_label", "nodes")
+    lines = ["#### %s" % result.get("title", result["scenario"]), "",
+             "%s. Measured %s on %s CPUs (commit %s), %s run(s) per point." % (
+                 result.get("metric", ""), result.get("measured", "?"), result.get("machine", {}).get("cpus", "?"),
+                 result.get("versions", {}).get("commit", "?"), result.get("repeat", "?")), "",
+             "| series | " + " | ".join("%d %s" % (size, size_word) for size in sizes) + " |",
+             "|---|" + "---|" * len(sizes)]
+    for series, per_size in summary.items():
+        cells = []
+        for size in sizes:
+            stats = per_size.get(str(size))
+            if not stats:
+                cells.append("not measured")
+            elif len(stats["samples"]) == 1:
+                cells.append(_seconds(stats["median"]))
+            else:
+                cells.append("%s (%s-%s)" % (_seconds(stats["median"]), _seconds(stats["min"]), _seconds(stats["max"])))
+        lines.append("| %s | %s |" % (result.get("labels", {}).get(series, series), " | ".join(cells)))
+    lines.append("")
+    for entry in result.get("aims", []):
+        verdict = {True: "met", False: "NOT met", None: "not measured"}[entry["met"]]
+        lines.append("- Aim: %s. Measured %s (limit %s %s): **%s**." % (
+            entry["aim"], "-" if entry["value"] is None else entry["value"], entry["comparison"], entry["limit"], verdict))
+    for note in result.get("notes", []):
+        lines.append("- %s" % note)
+    if os.path.exists(os.path.join(harness.RESULTS_DIR, result["scenario"] + ".png")):
+        lines += ["", "![%s](%s%s.png)" % (result["scenario"], image_prefix, result["scenario"])]
+    return "\n".join(lines) + "\n"
+
+
+def results_markdown(results, image_prefix):
+    if not results:
+        return "No benchmark results yet: run `make bench`.\n"
+    return "\n".join(scenario_markdown(result, image_prefix) for result in results)
+
+
+def replace_section(text, section):
+    """Put `section` between the bench markers of `text` (appended with the markers when absent)."""
+    block = "%s\n%s%s" % (START, section, END)
+    if START in text and END in text:
+        before, rest = text.split(START, 1)
+        return before + block + rest.split(END, 1)[1]
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def write_reports():
+    results = load_results()
+    with open(os.path.join(harness.RESULTS_DIR, "README.md"), "w", encoding="utf-8") as handle:
+        handle.write("# Benchmark results\n\nWritten by `bench/run.py` from the JSON files here; "
+                     "see the project README for how they are measured.\n\n")
+        handle.write(results_markdown(results, ""))
+    readme = os.path.join(harness.ROOT, "README.md")
+    with open(readme, encoding="utf-8") as handle:
+        text = handle.read()
+    with open(readme, "w", encoding="utf-8") as handle:
+        handle.write(replace_section(text, results_markdown(results, "bench/results/")))
+
+
+if __name__ == "__main__":
+    write_reports()
