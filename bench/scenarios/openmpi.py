@@ -66,8 +66,15 @@ def run(sizes, repeat, args):
                 walls.add(series, nodes, wall)
                 builds.setdefault(series, {}).setdefault(str(nodes), []).append(len(built_on))
                 runs.append(dict(described, series=series, nodes=nodes, builds=len(built_on), built_on=built_on))
+                # Each point costs a build: keep what is measured even if the scenario is cut short.
+                harness.write_result("openmpi", *assemble(walls, builds, runs, sizes, baseline_sizes, repeat))
+    return assemble(walls, builds, runs, sizes, baseline_sizes, repeat)
 
+
+def assemble(walls, builds, runs, sizes, baseline_sizes, repeat):
+    """The result and chart from the runs so far; sizes without a run show as not measured."""
     summary = walls.summary()
+    measured = sorted(int(size) for size in summary.get("ours", {}))
     smallest, largest = min(sizes), max(sizes)
     ours_ratio = harness.ratio(harness.median_of(summary, "ours", largest), harness.median_of(summary, "ours", smallest))
     ours_builds_largest = builds.get("ours", {}).get(str(largest))
@@ -94,7 +101,10 @@ def run(sizes, repeat, args):
             "The sandbox's nodes share %s cores: the baseline's N concurrent builds cost about N builds of "
             "wall time here, while on real servers each builds on its own CPUs (its wall time stays near "
             "one build, the N builds and N toolchains remain)." % harness.machine()["cpus"],
-            "Baseline measured at %s node(s)." % (", ".join(map(str, baseline_sizes)) or "no"),
+            "Planned: ours at %s node(s), the baseline at %s; measured so far: ours at %s, the baseline at %s." % (
+                ", ".join(map(str, sizes)), ", ".join(map(str, baseline_sizes)) or "none",
+                ", ".join(map(str, measured)) or "none",
+                ", ".join(sorted(summary.get("baseline", {}), key=int)) or "none"),
             "configure flags (both strategies): %s." % " ".join(configure_flags()),
         ],
         "runs": runs,
