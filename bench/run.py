@@ -33,6 +33,8 @@ def main():
     parser.add_argument("--repeat", type=int, help="runs per size and series")
     parser.add_argument("--baseline-nodes", type=int, nargs="+",
                         help="openmpi: sizes at which to measure the every_node baseline too")
+    parser.add_argument("--resume", action="store_true",
+                        help="openmpi: keep the runs of the existing result and measure only the sizes it lacks")
     args = parser.parse_args()
 
     unknown = [name for name in args.scenarios if name not in SCENARIOS]

@@ -945,7 +945,7 @@ def _type_name(value):
 
 SETTINGS = ("doctor_master_port", "doctor_report_path", "doctor_frameworks", "doctor_netdetect",
             "doctor_interfaces", "doctor_ssh_timeout", "doctor_port_timeout", "doctor_listener_seconds",
-            "doctor_fail_on_warn")
+            "doctor_import_timeout", "doctor_fail_on_warn")
 
 
 def settings_errors(settings, host="controller"):
@@ -968,7 +968,7 @@ def settings_errors(settings, host="controller"):
             errors.append("%s: %s: must be true or false, got %s %r" % (host, name, _type_name(settings[name]),
                                                                        settings[name]))
     for name, low, high in (("doctor_ssh_timeout", 1, 300), ("doctor_port_timeout", 1, 300),
-                            ("doctor_listener_seconds", 10, 3600)):
+                            ("doctor_listener_seconds", 10, 3600), ("doctor_import_timeout", 5, 540)):
         value = _as_int(settings.get(name))
         if name in settings and (not _is_int(value) or not low <= value <= high):
             errors.append("%s: %s: %s %r is not an integer from %d to %d" % (

@@ -10,6 +10,7 @@ times one build here; on real servers each builds on its own CPUs and the baseli
 stays near one build, while the N builds (and N toolchains) remain. The aims are about ours.
 """
 
+import json
 import os
 import tempfile
 
@@ -56,7 +57,14 @@ def run(sizes, repeat, args):
         baseline_sizes = [size for size in DEFAULT_BASELINE_SIZES if size in sizes]
     baseline_sizes = [size for size in baseline_sizes if size > 0]  # --baseline-nodes 0: none
     walls, builds, runs = harness.Samples(), {}, []
-    for nodes in sizes:
+    if getattr(args, "resume", False):
+        for earlier in previous_runs():
+            walls.add(earlier["series"], earlier["nodes"], earlier["wall_seconds"])
+            builds.setdefault(earlier["series"], {}).setdefault(str(earlier["nodes"]), []).append(earlier["builds"])
+            runs.append(earlier)
+        sizes = sorted(set(sizes) | {run["nodes"] for run in runs}, key=sizes_order(sizes))
+        baseline_sizes = sorted(set(baseline_sizes) | {run["nodes"] for run in runs if run["series"] == "baseline"})
+    for nodes in [size for size in sizes if not any(run["nodes"] == size for run in runs)]:
         for _ in range(repeat):
             # Ours and the baseline back to back at each size: the ratio shares the machine's mood.
             for series, strategy in STRATEGIES.items():
@@ -69,6 +77,20 @@ def run(sizes, repeat, args):
                 # Each point costs a build: keep what is measured even if the scenario is cut short.
                 harness.write_result("openmpi", *assemble(walls, builds, runs, sizes, baseline_sizes, repeat))
     return assemble(walls, builds, runs, sizes, baseline_sizes, repeat)
+
+
+def previous_runs():
+    """The runs of bench/results/openmpi.json, when it exists (bench/run.py openmpi --resume)."""
+    path = os.path.join(harness.RESULTS_DIR, "openmpi.json")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle).get("runs", [])
+
+
+def sizes_order(requested):
+    """Sort key: the requested sizes first, in their order, then the others."""
+    return lambda size: (requested.index(size) if size in requested else len(requested), size)
 
 
 def assemble(walls, builds, runs, sizes, baseline_sizes, repeat):

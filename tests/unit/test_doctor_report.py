@@ -463,6 +463,7 @@ def test_table_for_many_nodes_counts_per_check():
     ({"doctor_master_port": "8118x"}, "doctor_master_port: str '8118x'"),
     ({"doctor_netdetect": "yes"}, "node1: doctor_netdetect: must be true or false, got str 'yes'"),
     ({"doctor_ssh_timeout": 0}, "doctor_ssh_timeout: int 0 is not an integer from 1 to 300"),
+    ({"doctor_import_timeout": 600}, "doctor_import_timeout: int 600 is not an integer from 5 to 540"),
     ({"doctor_report_path": ""}, "doctor_report_path: must be a file path"),
     ({"doctor_frameworks": "torch"}, "doctor_frameworks: must be a list of Python module names"),
     ({"doctor_interfaces": "eth0"}, "doctor_interfaces: must be a list"),
