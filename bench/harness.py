@@ -231,7 +231,9 @@ def run_playbook(playbook, inventory, extravars=None, config=PROJECT_CFG, envvar
     The wall time is measured around the run (what the user waits for); per play and per task
     timings come from the events. Failures are returned, not raised: the scenario decides.
     """
-    env = {"ANSIBLE_CONFIG": config}
+    # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise, and ssh keeps the
+    # first value it is given: without this the inventory's strict host key checking is overridden.
+    env = {"ANSIBLE_CONFIG": config, "ANSIBLE_HOST_KEY_CHECKING": "True"}
     env.update(envvars or {})
     loadavg = [round(value, 2) for value in os.getloadavg()]
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as private:

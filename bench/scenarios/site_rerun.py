@@ -129,6 +129,16 @@ def cpu_summary(runs):
     return samples.summary()
 
 
+def cpu_medians(runs, series, size):
+    """{"controller": median, "nodes": median} CPU seconds of a series' re-runs at a size (None: unmeasured)."""
+    cpus = [entry.get("cpu_seconds") or {} for entry in runs if entry["series"] == series and entry["nodes"] == size]
+    medians = {}
+    for part in ("controller", "nodes"):
+        values = [cpu[part] for cpu in cpus if cpu.get(part) is not None]
+        medians[part] = harness.summarize(values)["median"] if values else None
+    return medians
+
+
 def make_result(summary, runs, sizes, repeat, provisions, mitogen_note, cpus):
     """The result dict and the chart spec from the samples and the run descriptions."""
     largest = max(sizes)
@@ -142,6 +152,7 @@ def make_result(summary, runs, sizes, repeat, provisions, mitogen_note, cpus):
     ratios["ours_vs_defaults_cpu"] = series_ratios(cpu, "ours", "defaults", sizes)
     if "mitogen" in cpu:
         ratios["mitogen_vs_defaults_cpu"] = series_ratios(cpu, "mitogen", "defaults", sizes)
+    split = {series: cpu_medians(runs, series, largest) for series in SERIES}
     ours_gather = median_gather(runs, "ours", largest)
     ours_wall = harness.median_of(summary, "ours", largest)
     gather_share = harness.ratio(ours_gather, ours_wall)
@@ -169,13 +180,27 @@ def make_result(summary, runs, sizes, repeat, provisions, mitogen_note, cpus):
             largest, ", ".join("%s %s s" % (series, _or_dash(harness.median_of(cpu, series, largest)))
                                for series in measured if series in cpu) or "-",
             _or_dash(ratios["ours_vs_defaults_cpu"][str(largest)])),
+        "Where the time goes: the re-run is %s here (ours on %d nodes: %s CPU-s in %s s on %s cores), "
+        "and most of that work is the same under both configurations: a fresh Python for every task on "
+        "every node (the nodes' CPU: ours %s s, defaults %s s) and ansible's per-task work on the "
+        "controller (ours %s s, defaults %s s). Pipelining, the forks and one gathering fewer save the "
+        "rest.%s" % (
+            "CPU-bound" if _busy(harness.median_of(cpu, "ours", largest), ours_wall, cpus) else "not CPU-bound",
+            largest, _or_dash(harness.median_of(cpu, "ours", largest)), _or_dash(ours_wall), cpus,
+            _or_dash(split["ours"]["nodes"]), _or_dash(split["defaults"]["nodes"]),
+            _or_dash(split["ours"]["controller"]), _or_dash(split["defaults"]["controller"]),
+            "" if "mitogen" not in summary else
+            " mitogen keeps one Python per node for the whole run (the nodes' CPU: %s s) but not less "
+            "controller work (%s s), which then bounds its wall time when the machine is otherwise idle." % (
+                _or_dash(split["mitogen"]["nodes"]), _or_dash(split["mitogen"]["controller"]))),
         "Provisioning (site.yml on fresh nodes with our ansible.cfg, OpenMPI from the controller "
         "cache when present), not the metric: %s." % ", ".join(
             "%s s on %s nodes" % (_or_dash(seconds), size) for size, seconds in sorted(
                 provisions.items(), key=lambda item: int(item[0]))),
-        "Checked and left as they are, no difference within the noise (controller CPU of 40 local "
-        "tasks, 3 to 5 runs each): internal_poll_interval 0.01 against the default 0.001, and the "
-        "profile_tasks callback against none.",
+        "Checked and left as they are, no difference within the noise: internal_poll_interval 0.01 "
+        "against the default 0.001 and the profile_tasks callback against the timer callback (controller "
+        "CPU of 40 local tasks, 3 and 5 runs each), inject_facts_as_vars = False (CPU of three 2-node "
+        "re-runs each; the roles read only ansible_facts).",
         mitogen_note + _mitogen_figures(ratios, largest),
     ]
     result = {
@@ -200,6 +225,11 @@ def make_result(summary, runs, sizes, repeat, provisions, mitogen_note, cpus):
     chart = {"title": "site.yml re-run on a provisioned cluster (changed=0)", "summary": summary,
              "xlabel": "nodes", "labels": result["labels"]}
     return result, chart
+
+
+def _busy(cpu_seconds, wall, cpus):
+    """Whether a run kept at least three quarters of the machine's cores busy."""
+    return None not in (cpu_seconds, wall, cpus) and wall > 0 and cpu_seconds / wall >= 0.75 * cpus
 
 
 def _mitogen_figures(ratios, largest):
