@@ -6,6 +6,7 @@
     node: "{{ plan | job_node(inventory_hostname) }}"
     "{{ plan | job_rank_hosts }}"   {rank: host}
     "{{ plan | job_hostfile }}"     mpirun hostfile text
+    "{{ home | job_node_paths(plan.job_dir, plan.log_dir) }}"   [job dir, log dir], absolute
 """
 
 import os
@@ -17,7 +18,8 @@ MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
 if MODULE_UTILS not in sys.path:
     sys.path.insert(0, MODULE_UTILS)
 
-import job_spec  # noqa: E402  (found through the sys.path entry above)
+import job_preflight  # noqa: E402  (found through the sys.path entry above)
+import job_spec  # noqa: E402
 
 
 def _plain(value):
@@ -78,6 +80,11 @@ def job_hostfile(plan):
     return job_spec.mpirun_hostfile(plan)
 
 
+def job_node_paths(home, job_dir, log_dir):
+    """[absolute job directory, absolute log directory] under the training user's home."""
+    return list(job_preflight.node_paths(home, job_dir, log_dir))
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -87,4 +94,5 @@ class FilterModule:
             "job_node": job_node,
             "job_rank_hosts": job_rank_hosts,
             "job_hostfile": job_hostfile,
+            "job_node_paths": job_node_paths,
         }
