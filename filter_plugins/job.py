@@ -7,6 +7,7 @@
     "{{ plan | job_rank_hosts }}"   {rank: host}
     "{{ plan | job_hostfile }}"     mpirun hostfile text
     "{{ home | job_node_paths(plan.job_dir, plan.log_dir) }}"   [job dir, log dir], absolute
+    "{{ job_env | job_secret_env_text }}"   secrets.env (the secret job_env values; no_log only)
 """
 
 import os
@@ -85,6 +86,10 @@ def job_node_paths(home, job_dir, log_dir):
     return list(job_preflight.node_paths(home, job_dir, log_dir))
 
 
+def job_secret_env_text(job_env):
+    return job_spec.secret_env_text(_plain(job_env or {}))
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -95,4 +100,5 @@ class FilterModule:
             "job_rank_hosts": job_rank_hosts,
             "job_hostfile": job_hostfile,
             "job_node_paths": job_node_paths,
+            "job_secret_env_text": job_secret_env_text,
         }

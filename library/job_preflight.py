@@ -29,9 +29,26 @@ options:
     type: str
     required: true
   log_dir:
-    description: The plan's log directory, absolute, relative to the home (when it starts with O(job_dir)) or to the job directory.
+    description: The plan's log directory, relative to the job directory.
     type: str
     required: true
+  workspace:
+    description:
+      - Paths relative to the job directory that the launch will clear or make, each with the job
+        variable that names it; checked with the job directory itself against the suite's
+        deletion contract (see M(job_workspace)), before any node changes.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Path relative to the job directory.
+        type: str
+        required: true
+      variable:
+        description: The job variable reported when the path is refused.
+        type: str
+        required: true
   name:
     description: The job's name (for the messages).
     type: str
@@ -89,7 +106,9 @@ EXAMPLES = r"""
   job_preflight:
     user: trainer
     job_dir: jobs/sample-msrun
-    log_dir: jobs/sample-msrun/logs
+    log_dir: logs
+    workspace:
+      - {path: logs, variable: job_log_dir}
     name: sample-msrun
     launcher: msrun
     python: python3
@@ -165,6 +184,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.job_preflight import (can_import, find_python, interface_of, node_paths,
                                                 parse_ipv4_addresses, problems)
 from ansible.module_utils.job_procs import job_processes
+from ansible.module_utils.job_workspace import problems as workspace_problems
 from ansible.module_utils.tcp_probe import probe_bind
 
 
@@ -178,6 +198,10 @@ def main():
             launcher=dict(type="str", required=True),
             python=dict(type="str", required=True),
             python_module=dict(type="str", default=""),
+            workspace=dict(type="list", elements="dict", default=[], options=dict(
+                path=dict(type="str", required=True),
+                variable=dict(type="str", required=True),
+            )),
             files=dict(type="list", elements="dict", default=[], options=dict(
                 path=dict(type="path", required=True),
                 variable=dict(type="str", required=True, choices=["job_source_env", "job_mpirun_prefix"]),
@@ -214,7 +238,9 @@ def main():
         changed=False, home=home, job_dir=job_dir, log_dir=log_dir, python_path=facts["python_path"],
         ipv4_addresses=[address for _device, address in ipv4],
         iface=interface_of(ipv4, params["address"]) if params["address"] else "",
-        processes=facts["processes"], port=facts["port"], problems=problems(facts, params),
+        processes=facts["processes"], port=facts["port"],
+        problems=workspace_problems(home, job_dir, [(item["path"], item["variable"]) for item in params["workspace"]])
+        + problems(facts, params),
     )
 
 

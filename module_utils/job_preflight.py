@@ -19,18 +19,12 @@ IP_ADDR_LINE = re.compile(r"^\d+:\s+(?P<device>[^\s@]+)(?:@\S+)?\s+inet\s+(?P<ad
 def node_paths(home, job_dir, log_dir):
     """(absolute job directory, absolute log directory) for a plan's job_dir and log_dir.
 
-    Relative paths are under home; a relative log_dir that does not start with job_dir is
-    inside the job directory (the plan's default is <job_dir>/logs).
+    A relative job_dir is under home; log_dir is relative to the job directory (the plan's
+    default is logs; module_utils/job_spec.py keeps it inside).
     """
     home = home.rstrip("/") or "/"
     absolute_job_dir = job_dir if job_dir.startswith("/") else os.path.join(home, job_dir)
-    if log_dir.startswith("/"):
-        absolute_log_dir = log_dir
-    elif log_dir.startswith(job_dir):
-        absolute_log_dir = os.path.join(home, log_dir)
-    else:
-        absolute_log_dir = os.path.join(home, job_dir, log_dir)
-    return absolute_job_dir, absolute_log_dir
+    return absolute_job_dir, os.path.join(absolute_job_dir, log_dir)
 
 
 def parse_ipv4_addresses(text):

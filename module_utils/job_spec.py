@@ -20,11 +20,28 @@ NODE_GROUPS = (("npu_nodes", "npu"), ("gpu_nodes", "gpu"), ("cpu_nodes", "cpu"))
 DEFAULT_PORTS = {"msrun": 8118, "dynamic": 8118, "torchrun": 29500, "mpirun": None}
 # Modules the node's Python must import for each launcher (mpirun runs any program).
 LAUNCHER_MODULES = {"msrun": "mindspore", "dynamic": "mindspore", "torchrun": "torch", "mpirun": ""}
-JOB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# Variables the suite sets itself: a job may not override them through job_env.
-RESERVED_ENV = re.compile(r"^(CS_JOB.*|MS_ROLE|MS_NODE_ID|MS_SCHED_HOST|MS_SCHED_PORT|MS_WORKER_NUM|"
-                          r"RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|OMPI_.*)$")
+# Every pattern is applied with fullmatch: `$` alone would accept a trailing newline.
+JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Variables the suite sets itself: a job may not override them through job_env (CS_* also tell
+# the ranks where to record their exit status).
+RESERVED_ENV = re.compile(r"CS_.*|MS_ROLE|MS_NODE_ID|MS_SCHED_HOST|MS_SCHED_PORT|MS_WORKER_NUM|"
+                          r"RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|OMPI_.*")
+# job_env names whose values are secrets: written to a 0600 file by a no_log task, never shown.
+SECRET_ENV = re.compile(r".*(PASSWORD|PASSWD|TOKEN|SECRET|KEY).*", re.IGNORECASE)
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
+# One component of a job path: no leading dot (no '.', '..' or dot-directory such as ~/.ssh).
+PATH_COMPONENT = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")
+# A command or path that reaches a shell as one word: job_python, job_mpirun_prefix.
+COMMAND_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
+# mpirun's btl/oob_tcp_if_include: interface names or CIDRs, comma-separated.
+IF_INCLUDE = re.compile(r"[A-Za-z0-9_.:/-]+(,[A-Za-z0-9_.:/-]+)*")
+# First components of an absolute job_base_dir that belong to the system (or to everyone:
+# /tmp, /var/tmp, /dev/shm are world-writable) and never hold a job.
+SYSTEM_TOPS = frozenset(("bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc",
+                         "root", "run", "sbin", "snap", "sys", "tmp", "usr", "var", "lost+found"))
+# Directories of the job directory that the suite itself fills (and clears on every launch).
+SUITE_SUBDIRS = ("run", "bin", "tls", "code")
 TLS_FIELDS = ("server_cert_path", "crl_path", "client_cert_path", "ca_cert_path", "cipher_list",
               "cert_expire_warning_time_in_day")
 TLS_SECRETS = ("client_password", "server_password")
@@ -162,29 +179,133 @@ def _hosts_and_master(job, groups, errors):
     return ordered, master, where
 
 
-def _job_dirs(job, where, errors):
+def _split_path(path):
+    """("/", parts) for an absolute path, ("~", parts) for one under the training user's home.
+
+    "~/x" and a relative "x" are both under the home; "~" alone and "~user" are not paths here.
+    Empty and "." parts are dropped; ".." stays, to be refused by the caller.
+    """
+    if path.startswith("~"):
+        if path != "~" and not path.startswith("~/"):
+            raise ValueError("~user paths are not supported; give a path under the training user's home")
+        root, rest = "~", path[1:]
+    elif path.startswith("/"):
+        root, rest = "/", path
+    else:
+        root, rest = "~", path
+    return root, tuple(part for part in rest.split("/") if part not in ("", "."))
+
+
+def _show(root, parts):
+    return ("~/" if root == "~" else "/") + "/".join(parts)
+
+
+def _bad_part(parts):
+    """The first part that is '..', a dot-directory or outside the safe characters, or None."""
+    return next((part for part in parts if not PATH_COMPONENT.fullmatch(part)), None)
+
+
+def _base_dir(job, where, errors):
+    """(root, parts) of job_base_dir: under the home, or an absolute path outside the system's."""
     base = job.get("job_base_dir", DEFAULTS["job_base_dir"])
+    problem = None
+    if not isinstance(base, str) or not base:
+        problem = f"must be a directory path, got {base!r}"
+    else:
+        try:
+            root, parts = _split_path(base)
+        except ValueError as error:
+            problem = f"{base!r}: {error}"
+        else:
+            bad = _bad_part(parts)
+            if bad is not None:
+                problem = (f"{base!r} resolves to {_show(root, parts)}: {bad!r} is not allowed (no '..', "
+                           f"no dot-directories; letters, digits, '_', '+', '-', '.')")
+            elif not parts:
+                problem = f"{base!r} resolves to the home or root directory itself"
+            elif root == "/" and (parts[0] in SYSTEM_TOPS or parts == ("home",)):
+                problem = (f"{base!r} resolves to {_show(root, parts)}, a system or shared directory; "
+                           f"use a path under the training user's home (default jobs) or a data "
+                           f"directory such as /data/jobs")
+    if problem:
+        errors.append(f"{where}: job_base_dir: {problem}")
+        return "~", (DEFAULTS["job_base_dir"],)
+    return root, parts
+
+
+def _inside_job_dir(job, name, default, job_root, job_parts, where, errors):
+    """A path option that must lie inside the job directory, relative to it ('logs')."""
+    value = job.get(name, "") or ""
+    shown_job_dir = _show(job_root, job_parts)
+    if not isinstance(value, str):
+        errors.append(f"{where}: {name}: must be a path inside the job directory {shown_job_dir}, got {value!r}")
+        return default
+    if not value:
+        return default
+    try:
+        root, parts = _split_path(value)
+    except ValueError as error:
+        errors.append(f"{where}: {name}: {value!r}: {error}")
+        return default
+    if value.startswith(("/", "~")):
+        full_root, full = root, parts
+    elif parts[:len(job_parts)] == job_parts and job_root == "~":
+        full_root, full = root, parts  # given from the home, as "jobs/<name>/logs"
+    else:
+        full_root, full = job_root, job_parts + parts
+    bad = _bad_part(parts)
+    resolved = _show(full_root, _lexical(full))
+    if bad is not None or full_root != job_root or full[:len(job_parts)] != job_parts or len(full) == len(job_parts):
+        reason = f"{bad!r} is not allowed (no '..', no dot-directories)" if bad is not None else \
+            f"it is not inside the job directory {shown_job_dir}"
+        errors.append(f"{where}: {name}: {value!r} resolves to {resolved}: {reason}; the suite clears this "
+                      f"directory on every launch, so it must be the job's own (default {default})")
+        return default
+    inner = full[len(job_parts):]
+    if inner[0] in SUITE_SUBDIRS:
+        errors.append(f"{where}: {name}: {value!r} resolves to {resolved}, inside the suite's own "
+                      f"{inner[0]}/ directory of the job; choose another name (default {default})")
+        return default
+    return "/".join(inner)
+
+
+def _lexical(parts):
+    """parts with '..' applied (for messages: where a path would lead)."""
+    out = []
+    for part in parts:
+        if part == "..":
+            if out:
+                out.pop()
+        else:
+            out.append(part)
+    return tuple(out)
+
+
+def _job_dirs(job, where, errors):
+    """(name, job directory, log directory relative to it, recovery directory relative to it).
+
+    The job directory is <job_base_dir>/<job_name>, relative to the training user's home unless
+    absolute; the log and recovery directories always lie inside it (the suite clears them).
+    """
     name = job.get("job_name")
-    if not isinstance(base, str) or not base or ".." in base.split("/"):
-        errors.append(f"{where}: job_base_dir: must be a directory path without '..', got {base!r}")
-        base = DEFAULTS["job_base_dir"]
-    log_dir = job.get("job_log_dir", "") or ""
-    if not isinstance(log_dir, str):
-        errors.append(f"{where}: job_log_dir: must be a path, got {log_dir!r}")
-        log_dir = ""
-    if not isinstance(name, str) or not JOB_NAME.match(name):
+    if not isinstance(name, str) or not JOB_NAME.fullmatch(name):
         errors.append(f"{where}: job_name: must be 1-64 letters, digits, '.', '_' or '-' starting "
                       f"with a letter or digit, got {name!r}")
         name = None
-    job_dir = f"{base.rstrip('/')}/{name}" if name else None
-    return name, job_dir, (log_dir or (f"{job_dir}/logs" if job_dir else None))
+    root, base_parts = _base_dir(job, where, errors)
+    job_parts = base_parts + ((name,) if name else ("job",))
+    log_dir = _inside_job_dir(job, "job_log_dir", "logs", root, job_parts, where, errors)
+    recovery = _inside_job_dir(job, "job_dynamic_recovery_path", "recovery", root, job_parts, where, errors)
+    job_dir = "/".join(job_parts) if root == "~" else "/" + "/".join(job_parts)
+    return name, (job_dir if name else None), log_dir, recovery
 
 
 def control_plan(job, groups):
     """What stop.yml and logs.yml need: the job's name, nodes, directories and master."""
     errors = []
     hosts, master, where = _hosts_and_master(job, groups, errors)
-    name, job_dir, log_dir = _job_dirs(job, where, errors)
+    _check_strings(job, where, errors)
+    name, job_dir, log_dir, _recovery = _job_dirs(job, where, errors)
     if errors:
         raise JobSpecError(errors)
     return {"name": name, "hosts": hosts, "master": master, "job_dir": job_dir, "log_dir": log_dir}
@@ -248,15 +369,44 @@ def _check_env(job, where, errors):
         return {}
     clean = {}
     for name, value in env.items():
-        if not isinstance(name, str) or not ENV_NAME.match(name):
+        if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
             errors.append(f"{where}: job_env: {name!r} is not an environment variable name")
-        elif RESERVED_ENV.match(name):
+        elif RESERVED_ENV.fullmatch(name):
             errors.append(f"{where}: job_env: {name} is set by the launcher, not by the job")
         elif not _scalar(value):
-            errors.append(f"{where}: job_env: {name}: value must be a string or a number, got {value!r}")
+            shown = "a " + type(value).__name__ if SECRET_ENV.fullmatch(name) else repr(value)
+            errors.append(f"{where}: job_env: {name}: value must be a string or a number, got {shown}")
         else:
             clean[name] = str(value)
     return clean
+
+
+def _control_characters(value, path=()):
+    """[(path, index, character)] of every control character in the strings of value (keys too)."""
+    found = []
+    if isinstance(value, str):
+        match = CONTROL_CHARACTER.search(value)
+        if match:
+            found.append((path, match.start(), match.group()))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found += _control_characters(key, path + ("(name)",))
+            found += _control_characters(item, path + (str(key),))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found += _control_characters(item, path + (str(index),))
+    return found
+
+
+def _check_strings(job, where, errors):
+    """No control character (newline, tab, NUL, ...) in any job_* string: they break scripts."""
+    for name in sorted(job):
+        if not isinstance(name, str) or not name.startswith("job_"):
+            continue
+        for path, index, character in _control_characters(job[name]):
+            field = name + "".join(f"[{part}]" for part in path)
+            errors.append(f"{where}: {field}: control character {character!r} at position {index} "
+                          f"is not allowed")
 
 
 def _check_list(job, name, where, errors, pattern=None):
@@ -268,7 +418,7 @@ def _check_list(job, name, where, errors, pattern=None):
         return []
     if pattern:
         for item in value:
-            if not pattern.match(str(item)):
+            if not pattern.fullmatch(str(item)):
                 errors.append(f"{where}: {name}: {item!r} is not an environment variable name")
     return [str(v) for v in value]
 
@@ -323,7 +473,8 @@ def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
     errors = []
     hosts, master, where = _hosts_and_master(job, groups, errors)
     _check_unknown(job, errors, where)
-    name, job_dir, log_dir = _job_dirs(job, where, errors)
+    _check_strings(job, where, errors)
+    name, job_dir, log_dir, recovery_path = _job_dirs(job, where, errors)
 
     launcher = job.get("job_launcher")
     if launcher not in LAUNCHERS:
@@ -359,8 +510,9 @@ def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
 
     env = _check_env(job, where, errors)
     python = job.get("job_python") or launch_python
-    if not isinstance(python, str) or not python:
-        errors.append(f"{where}: job_python: must be a command or path, got {python!r}")
+    if not isinstance(python, str) or not COMMAND_PATH.fullmatch(python):
+        errors.append(f"{where}: job_python: must be a command name or path (letters, digits, "
+                      f"'_', '.', '/', '+', '-'), got {python!r}")
     setup = job.get("job_setup") or ""
     if not isinstance(setup, str):
         errors.append(f"{where}: job_setup: must be a shell command, got {setup!r}")
@@ -381,7 +533,7 @@ def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
         "mpirun_if_include": job.get("job_mpirun_if_include")
         if job.get("job_mpirun_if_include") is not None else (master_vars.get("cluster_network_cidr") or ""),
         "dynamic_recovery": _check_bool(job, "job_dynamic_recovery", where, errors),
-        "dynamic_recovery_path": job.get("job_dynamic_recovery_path") or (f"{job_dir}/recovery" if job_dir else ""),
+        "dynamic_recovery_path": recovery_path,
         "dynamic_recovery_wait": _check_int(job, "job_dynamic_recovery_wait", 0, 3600, where, errors),
         "dynamic_hccl_cm_init": _check_bool(job, "job_dynamic_hccl_cm_init", where, errors),
         "dynamic_tls": _check_tls(job, where, errors),
@@ -396,15 +548,21 @@ def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
         errors.append(f"{where}: job_torch_backend: {plan_options['torch_backend']!r} is not "
                       f"auto, gloo, nccl or hccl")
     if_include = plan_options["mpirun_if_include"]
-    if not isinstance(if_include, str):
-        errors.append(f"{where}: job_mpirun_if_include: must be a CIDR or interface names, got {if_include!r}")
-    elif "/" in if_include:
-        try:
-            ipaddress.IPv4Network(if_include, strict=False)
-        except ValueError:
-            errors.append(f"{where}: job_mpirun_if_include: {if_include} is not an IPv4 CIDR")
-    if not isinstance(plan_options["mpirun_prefix"], str):
-        errors.append(f"{where}: job_mpirun_prefix: must be a directory path")
+    if not isinstance(if_include, str) or (if_include and not IF_INCLUDE.fullmatch(if_include)):
+        errors.append(f"{where}: job_mpirun_if_include: must be interface names or IPv4 CIDRs separated "
+                      f"by commas (e.g. eth0 or 192.168.1.0/24), got {if_include!r}")
+    else:
+        for item in if_include.split(","):
+            if "/" in item:
+                try:
+                    ipaddress.IPv4Network(item, strict=False)
+                except ValueError:
+                    errors.append(f"{where}: job_mpirun_if_include: {item} is not an IPv4 CIDR")
+    prefix = plan_options["mpirun_prefix"]
+    if not isinstance(prefix, str) or (prefix and not (prefix.startswith("/") and COMMAND_PATH.fullmatch(prefix)
+                                                       and ".." not in prefix.split("/"))):
+        errors.append(f"{where}: job_mpirun_prefix: must be an absolute directory path (letters, digits, "
+                      f"'_', '.', '/', '+', '-'), got {prefix!r}")
     if not isinstance(plan_options["msrun_rank_table_file"], str):
         errors.append(f"{where}: job_msrun_rank_table_file: must be a path on the nodes")
     if launcher == "dynamic" and plan_options["dynamic_recovery"] and not plan_options["dynamic_recovery_path"]:
@@ -441,13 +599,30 @@ def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
         "nodes": nodes,
         "job_dir": job_dir,
         "log_dir": log_dir,
-        "env": env,
+        "env": {key: value for key, value in env.items() if not SECRET_ENV.fullmatch(key)},
+        "secret_env": sorted(key for key in env if SECRET_ENV.fullmatch(key)),
         "python": python,
         "python_module": LAUNCHER_MODULES[launcher],
         "setup": setup,
     }
     plan.update(plan_options)
     return plan
+
+
+def _shell_quote(value):
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def secret_env_text(job_env):
+    """The 0600 secrets.env of a job: `export NAME='value'` for each secret job_env entry.
+
+    The values never enter the plan (a fact that -v shows); the playbook writes this text
+    straight from job_env with no_log.
+    """
+    lines = [f"export {name}={_shell_quote(str(value))}\n"
+             for name, value in sorted((job_env or {}).items())
+             if isinstance(name, str) and SECRET_ENV.fullmatch(name)]
+    return "# Secret job_env values of this job (names with PASSWORD, TOKEN, SECRET or KEY).\n" + "".join(lines)
 
 
 def node_of(plan, host):

@@ -16,8 +16,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 RUNNER = f"""
 import runpy, sys
 sys.path.insert(0, {str(PROJECT / "module_utils")!r})
-import job_preflight, job_procs, tcp_probe
-for name, module in (("job_preflight", job_preflight), ("job_procs", job_procs), ("tcp_probe", tcp_probe)):
+import job_preflight, job_procs, job_workspace, tcp_probe
+for name, module in (("job_preflight", job_preflight), ("job_procs", job_procs), ("job_workspace", job_workspace),
+                     ("tcp_probe", tcp_probe)):
     sys.modules["ansible.module_utils." + name] = module
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
@@ -45,17 +46,16 @@ def facts(**overrides):
 
 
 @pytest.mark.parametrize("job_dir, log_dir, expected", [
-    ("jobs/demo", "jobs/demo/logs", ("/home/trainer/jobs/demo", "/home/trainer/jobs/demo/logs")),
-    ("jobs/demo", "trace", ("/home/trainer/jobs/demo", "/home/trainer/jobs/demo/trace")),
-    ("jobs/demo", "/var/log/demo", ("/home/trainer/jobs/demo", "/var/log/demo")),
-    ("/scratch/demo", "/scratch/demo/logs", ("/scratch/demo", "/scratch/demo/logs")),
+    ("jobs/demo", "logs", ("/home/trainer/jobs/demo", "/home/trainer/jobs/demo/logs")),
+    ("jobs/demo", "trace/a", ("/home/trainer/jobs/demo", "/home/trainer/jobs/demo/trace/a")),
+    ("/scratch/demo", "logs", ("/scratch/demo", "/scratch/demo/logs")),
 ])
 def test_node_paths_under_the_home(job_dir, log_dir, expected):
     assert job_preflight.node_paths("/home/trainer/", job_dir, log_dir) == expected
 
 
 def test_node_paths_of_root():
-    assert job_preflight.node_paths("/", "jobs/a", "jobs/a/logs") == ("/jobs/a", "/jobs/a/logs")
+    assert job_preflight.node_paths("/", "jobs/a", "logs") == ("/jobs/a", "/jobs/a/logs")
 
 
 def test_parse_ipv4_addresses_of_ip_o():
@@ -118,7 +118,7 @@ def test_module_runs_as_ansible_would(tmp_path):
     user = pwd.getpwuid(os.getuid()).pw_name
     args = tmp_path / "args.json"
     args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
-        "user": user, "job_dir": "jobs/x", "log_dir": "jobs/x/logs", "name": "x", "launcher": "torchrun",
+        "user": user, "job_dir": "jobs/x", "log_dir": "logs", "name": "x", "launcher": "torchrun",
         "python": sys.executable, "python_module": "json", "address": "127.0.0.1",
         "files": [{"path": "/nonexistent/env_npu.sh", "variable": "job_source_env"}]}}))
     completed = subprocess.run([sys.executable, "-c", RUNNER, str(PROJECT / "library" / "job_preflight.py"),

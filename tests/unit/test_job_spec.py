@@ -44,7 +44,7 @@ def test_defaults_use_device_counts_and_master_first(code):
     assert plan["master_addr"] == "10.0.0.1"
     assert plan["port"] == 8118
     assert plan["job_dir"] == "jobs/demo"
-    assert plan["log_dir"] == "jobs/demo/logs"
+    assert plan["log_dir"] == "logs"
     assert plan["python"] == "/opt/ml/bin/python"
     assert plan["python_module"] == "mindspore"
     assert plan["nodes"][0]["kind"] == "npu"
@@ -160,14 +160,14 @@ def test_tls_needs_certificates_and_passwords_and_keeps_them_out_of_the_plan(cod
 
 def test_dynamic_recovery_path_defaults_under_the_job(code):
     plan = job_spec.build_plan(job(code, job_launcher="dynamic", job_dynamic_recovery=True), GROUPS, HOSTVARS)
-    assert plan["dynamic_recovery_path"] == "jobs/demo/recovery"
+    assert plan["dynamic_recovery_path"] == "recovery"
     assert plan["dynamic_recovery_wait"] == 30
 
 
 def test_control_plan_needs_only_the_name():
     plan = job_spec.control_plan({"job_name": "demo"}, GROUPS)
     assert plan == {"name": "demo", "hosts": ["node1", "node2"], "master": "node1",
-                    "job_dir": "jobs/demo", "log_dir": "jobs/demo/logs"}
+                    "job_dir": "jobs/demo", "log_dir": "logs"}
     with pytest.raises(job_spec.JobSpecError):
         job_spec.control_plan({}, GROUPS)
 
