@@ -14,6 +14,9 @@ description:
     or a rank of this node failed; O(state=stopped) sends SIGTERM, then SIGKILL after O(grace)
     seconds, and reports what is still alive.
   - Also reads the rank status files of this node (C(<log_dir>/status/rank_<N>.json)).
+  - Tells whether the job was ever here (RV(job_found)), that is O(job_dir) holds C(run/), which
+    every launch makes, or a process carries the job's tag. Stopping a job where it never ran
+    finds nothing; RV(job_found) tells that apart from a job that has no process left.
 author:
   - Cluster suite contributors
 options:
@@ -51,13 +54,13 @@ attributes:
 """
 
 EXAMPLES = r"""
-- name: Stop the job and prove nothing is left
+- name: Stop the job and prove nothing is left (and that the job was here at all)
   job_processes:
     job_dir: /home/trainer/jobs/sample-msrun
     state: stopped
   become: true
   register: stopped
-  failed_when: stopped.remaining | length > 0
+  failed_when: stopped.remaining | length > 0 or not stopped.job_found
 
 - name: Wait up to 20 s for the job on this node
   job_processes:
@@ -108,6 +111,21 @@ zombies:
   type: list
   elements: dict
   sample: []
+job_dir_exists:
+  description: Whether O(job_dir) is a directory on the node.
+  returned: always
+  type: bool
+  sample: true
+run_dir_exists:
+  description: Whether C(<job_dir>/run/) (made by every launch) is a directory on the node.
+  returned: always
+  type: bool
+  sample: true
+job_found:
+  description: Whether the job ever ran here, RV(run_dir_exists) or a process of the job was found.
+  returned: always
+  type: bool
+  sample: true
 """
 
 import glob
@@ -115,7 +133,7 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.job_procs import job_processes, stop, wait, zombies_of
+from ansible.module_utils.job_procs import job_processes, job_trace, stop, wait, zombies_of
 
 
 def rank_statuses(log_dir):
@@ -162,6 +180,7 @@ def main():
         alive = job_processes(job_dir)
         result.update(processes=alive)
     failed, finished = rank_statuses(log_dir)
+    result.update(job_trace(job_dir, result["processes"]))
     result.update(count=len(alive), failed_ranks=failed, finished_ranks=finished,
                   ranks_alive=sorted({item["rank"] for item in alive if item.get("rank")}))
     module.exit_json(**result)

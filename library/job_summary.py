@@ -11,7 +11,13 @@ description:
     C(playbooks/launch.yml) or C(playbooks/logs.yml)) and reports per rank the exit status,
     the last loss line and, for failed ranks, the first error lines.
   - Writes the summary as JSON to O(dest) (default C(<log_root>/summary.json)).
-  - Runs on the controller (C(delegate_to: localhost)).
+  - With O(archive), only unpacks one node's archive of its job log directory into
+    C(<log_root>/<host>/) (replaced), in plain Python rather than with tar, because the
+    logs are written on the node by the job. Only regular files (byte for byte, without
+    setuid/setgid bits or group/other write) and directories are written; symbolic and hard
+    links, devices, fifos, absolute names and names with C(..) are left out and returned in
+    RV(not_copied). C(<log_root>) is never followed when it is a symbolic link.
+  - Runs on the controller (delegated to localhost).
 author:
   - Cluster suite contributors
 options:
@@ -42,12 +48,24 @@ options:
   dest:
     description: Where to write the JSON summary; default C(<log_root>/summary.json).
     type: path
+  not_copied:
+    description: What was left out of each node's logs when they were unpacked (host to the
+      RV(not_copied) list of the unpack); recorded in the summary.
+    type: dict
+    default: {}
+  archive:
+    description: A node's job log directory packed by tar (any compression); unpack it into
+      C(<log_root>/<host>/) instead of summarising. Removed after unpacking.
+    type: path
+  host:
+    description: The node whose archive O(archive) is (the folder name under O(log_root)).
+    type: str
 extends_documentation_fragment:
   - action_common_attributes
 attributes:
   check_mode:
     support: full
-    details: In check mode the summary is computed but not written.
+    details: In check mode the summary is computed but not written; an archive is read but not unpacked.
   diff_mode:
     support: none
   platform:
@@ -63,31 +81,76 @@ EXAMPLES = r"""
     expected: {0: node1, 1: node1, 2: node2, 3: node2}
   delegate_to: localhost
   register: summary
+
+- name: Unpack node1's logs under logs/sample-msrun/node1/
+  job_summary:
+    log_root: "{{ playbook_dir }}/../logs/sample-msrun"
+    job: sample-msrun
+    host: node1
+    archive: /tmp/cluster-suite-logs.x1/node1.tar.gz
+  delegate_to: localhost
+  register: unpacked
 """
 
 RETURN = r"""
 summary:
   description: The whole summary (also written to O(dest)).
-  returned: always
+  returned: without O(archive)
   type: dict
   sample: {"job": "sample-msrun", "result": "succeeded", "failed_ranks": [], "ranks": []}
 result:
   description: V(succeeded), V(failed) or V(running).
-  returned: always
+  returned: without O(archive)
   type: str
   sample: succeeded
 text:
   description: The summary as printable lines.
-  returned: always
+  returned: without O(archive)
   type: str
   sample: "job sample-msrun (msrun): succeeded, 4/4 ranks exited 0"
+files:
+  description: Regular files unpacked from O(archive).
+  returned: with O(archive)
+  type: int
+  sample: 12
+bytes:
+  description: Bytes of the regular files unpacked from O(archive).
+  returned: with O(archive)
+  type: int
+  sample: 40960
+not_copied:
+  description: Members of O(archive) that were not unpacked, and why.
+  returned: with O(archive)
+  type: list
+  elements: dict
+  sample: [{"member": "./x", "reason": "symbolic link to /home/ctrl/.ssh"}]
 """
 
 import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.job_logs import summarize
+from ansible.module_utils.job_logs import UnpackError, summarize, unpack_logs
+
+
+def unpack(module):
+    """Unpack one node's archive under <log_root>/<host>/ and remove the archive."""
+    params = module.params
+    host, archive = params["host"], params["archive"]
+    if not host:
+        module.fail_json(msg="job_summary: archive %s is given without host (the node it comes from)" % archive)
+    if module.check_mode and not os.path.exists(archive):
+        module.exit_json(changed=False, files=0, bytes=0, not_copied=[])
+    try:
+        result = unpack_logs(archive, params["log_root"], host, check=module.check_mode)
+    except UnpackError as exc:
+        module.fail_json(msg="%s: the logs of job %s were not unpacked: %s" % (host, params["job"], exc))
+    if not module.check_mode:
+        os.unlink(archive)
+    for item in result["not_copied"]:
+        module.warn("%s: %s in the logs of job %s was not copied: %s"
+                    % (host, item["member"], params["job"], item["reason"]))
+    module.exit_json(changed=not module.check_mode, **result)
 
 
 def main():
@@ -100,16 +163,21 @@ def main():
             running_hosts=dict(type="list", elements="str", default=[]),
             extra=dict(type="dict", default={}),
             dest=dict(type="path"),
+            not_copied=dict(type="dict", default={}),
+            archive=dict(type="path"),
+            host=dict(type="str"),
         ),
         supports_check_mode=True,
     )
     params = module.params
+    if params["archive"]:
+        unpack(module)
     try:
         expected = {int(rank): host for rank, host in params["expected"].items()}
     except (TypeError, ValueError):
         module.fail_json(msg="expected: keys must be ranks (integers)")
     summary = summarize(params["log_root"], params["job"], params["launcher"], expected,
-                        params["running_hosts"])
+                        params["running_hosts"], params["not_copied"])
     summary.update(params["extra"])
     if summary.get("timed_out") and summary["result"] != "succeeded":
         summary["text"] += "\n  the job did not finish within job_timeout and was stopped"

@@ -113,6 +113,20 @@ def job_processes(job_dir, proc="/proc"):
     return sorted(found, key=lambda item: item["pid"])
 
 
+def job_trace(job_dir, processes=()):
+    """Whether the job ever ran here: {"job_dir_exists", "run_dir_exists", "job_found"}.
+
+    A launch always leaves ``<job_dir>/run/`` (pid and status files); a job whose processes carry
+    the tag counts too. Without either, this is the wrong directory (job_name, job_base_dir) or a
+    node the job never reached, and "nothing left to stop" would be a false all-clear.
+    """
+    job_dir = os.path.normpath(job_dir)
+    run_dir = os.path.join(job_dir, "run")
+    found = {"job_dir_exists": os.path.isdir(job_dir), "run_dir_exists": os.path.isdir(run_dir)}
+    found["job_found"] = found["run_dir_exists"] or bool(processes)
+    return found
+
+
 def zombies_of(pids, proc="/proc"):
     """Zombie children of ``pids`` (processes nobody reaped)."""
     pids = set(pids)
