@@ -94,7 +94,7 @@ EXAMPLES = r"""
   hccn_device_ip:
     devices: "{{ npu_plan[inventory_hostname] }}"
 
-- name: Seed 002's device 0 of AI Server0, by hand
+- name: Device 0 of AI Server0 in Ascend's PyTorch multi-node training guide, by hand
   become: true
   hccn_device_ip:
     devices:

@@ -7,7 +7,8 @@ DOCUMENTATION = r"""
 module: hccn_netdetect
 short_description: Test an Ascend node's NPU device links with hccn_tool's health check
 description:
-  - Runs seed 002's connectivity test on the node. For each device it sets the detect address
+  - Runs the connectivity test of Ascend's PyTorch multi-node training guide on the node. For
+    each device it sets the detect address
     (C(hccn_tool -i <device> -netdetect -s address <target>)), waits, and reads
     C(hccn_tool -i <device> -net_health -g) until it is no longer C(Init) (or C(Detect ip set)),
     at most O(timeout) seconds.
@@ -19,7 +20,7 @@ description:
   - By default the module reports and does not fail on a non-Success status; set
     O(fail_on_error=true) to fail the task, or decide in the playbook from RV(unsuccessful).
   - The detect address stays at the device's last target afterwards (C(/etc/hccn.conf) keeps
-    it as C(netdetect_<device>)), as after running the seed's commands by hand; C(changed)
+    it as C(netdetect_<device>)), as after running the guide's commands by hand; C(changed)
     says whether any device's detect address is now different from before.
   - Logic lives in C(module_utils/netdetect.py), output parsing in C(module_utils/hccn_output.py).
 author:

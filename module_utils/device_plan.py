@@ -51,11 +51,13 @@ Server s is the host's position in the host list. It gets:
 
 * atlas800: device i in the subnet of position i % 4, host number
   ``host_start + s * host_step + 1`` for devices 0-3 and ``host_start + s * host_step``
-  for devices 4-7 (seed 002's layout; the same for 1, 2 and 4 devices).
+  for devices 4-7 (the layout of Ascend's PyTorch multi-node training guide; the same for 1,
+  2 and 4 devices).
 * A2 models: device i in the base subnet, host number ``host_start + s * host_step + i``.
 
-Three inventory lines give seed 002's two-server table (server 0: 192.168.100-103.101 for
-devices 0-3 and .100 for devices 4-7; server 1: .111 and .110)::
+Three inventory lines give the two-server table of Ascend's PyTorch multi-node training guide
+(server 0: 192.168.100-103.101 for devices 0-3 and .100 for devices 4-7; server 1: .111 and
+.110)::
 
     npu_network_base: 192.168.100.0
     npu_network_netmask: 255.255.255.0
@@ -648,7 +650,8 @@ def _host_number(rules, layout, server, index):
     """Offset inside the subnet of device ``index`` on server number ``server``."""
     first = layout.host_start + server * layout.host_step
     if rules == "paired":
-        # Seed 002: devices 0-3 one above devices 4-7 (.101 / .100 on server 0).
+        # Ascend's PyTorch multi-node training guide: devices 0-3 one above devices 4-7
+        # (.101 / .100 on server 0).
         return first + 1 if index < ATLAS800_POSITIONS else first
     return first + index
 
@@ -713,7 +716,8 @@ def detect_targets(plan, model, host, device):
 
     The entry's own ``detect`` wins. Otherwise an A2 device with a gateway checks the
     gateway; every other device checks the same-numbered device of each other server in
-    its subnet, in plan order (seed 002's peer test: for atlas800 that is every peer).
+    its subnet, in plan order (the peer test of Ascend's PyTorch multi-node training guide: for
+    atlas800 that is every peer).
     """
     rules = MODEL_RULES.get(model)
     if rules is None:

@@ -1,11 +1,11 @@
 """NPU device connectivity tests (``hccn_tool -netdetect`` / ``-net_health``): plain functions.
 
-Seed 002 checks two servers with eight tests, one per device: set device i's detect
-address to device i of the other server (``hccn_tool -i i -netdetect -s address X``), wait,
-then ``hccn_tool -i i -net_health -g`` must say ``Success``. With several peers every target
-is tested in turn. The functions here plan those tests, run them through callables that
-talk to hccn_tool (the hccn_netdetect module supplies them; tests supply fakes) and shape
-the results; they do no I/O themselves.
+Ascend's PyTorch multi-node training guide checks two servers with eight tests, one per
+device: set device i's detect address to device i of the other server
+(``hccn_tool -i i -netdetect -s address X``), wait, then ``hccn_tool -i i -net_health -g``
+must say ``Success``. With several peers every target is tested in turn. The functions here
+plan those tests, run them through callables that talk to hccn_tool (the hccn_netdetect
+module supplies them; tests supply fakes) and shape the results; they do no I/O themselves.
 
 Input ("pairs"): ``[{"device": 0, "targets": ["192.168.100.111", ...]}, ...]``, as the
 ``npu_detect_targets`` filter's ``{device: [addresses]}`` becomes with

@@ -2,8 +2,8 @@
 
 Each run gets a fresh sandbox (no OpenMPI anywhere) and an empty controller cache, so "ours" pays
 for its one build every time: this is first provisioning, not a cache hit. The baseline is the
-role's `openmpi_build_strategy: every_node`, what the seeds and other tools do. Builds are
-counted from the events: the hosts where the compile task reported changed.
+role's `openmpi_build_strategy: every_node`, what the upstream guides and other tools do. Builds
+are counted from the events: the hosts where the compile task reported changed.
 
 The sandbox's nodes share the controller's cores, so N concurrent baseline builds take about N
 times one build here; on real servers each builds on its own CPUs and the baseline's wall time

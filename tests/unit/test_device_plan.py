@@ -8,8 +8,8 @@ import device_plan
 from device_plan import PlanError, detect_targets, generate_plan, host_detect_targets, validate_plan
 
 NETMASK = "255.255.255.0"
-# Seed 002, lines 60-80: hccn_tool -ip -s on AI Server0 and AI Server1.
-SEED_ADDRESSES = {
+# Ascend's PyTorch multi-node training guide: hccn_tool -ip -s on AI Server0 and AI Server1.
+GUIDE_ADDRESSES = {
     "server0": [
         "192.168.100.101",
         "192.168.101.101",
@@ -31,18 +31,18 @@ SEED_ADDRESSES = {
         "192.168.103.110",
     ],
 }
-SEED_PLAN = {
+GUIDE_PLAN = {
     host: [
         {"device": index, "address": address, "netmask": NETMASK} for index, address in enumerate(addresses)
     ]
-    for host, addresses in SEED_ADDRESSES.items()
+    for host, addresses in GUIDE_ADDRESSES.items()
 }
-SEED_SETTINGS = {"base": "192.168.100.0", "netmask": NETMASK, "host_start": 100}
+GUIDE_SETTINGS = {"base": "192.168.100.0", "netmask": NETMASK, "host_start": 100}
 A2_SETTINGS = {"base": "10.20.0.0", "netmask": NETMASK, "host_start": 100, "gateway": "10.20.0.1"}
 
 
-def seed_plan():
-    return copy.deepcopy(SEED_PLAN)
+def guide_plan():
+    return copy.deepcopy(GUIDE_PLAN)
 
 
 def tagged(problems, rule):
@@ -53,21 +53,21 @@ def addresses(plan):
     return {host: [entry["address"] for entry in entries] for host, entries in plan.items()}
 
 
-# --- generation: seed 002 and atlas800 layouts ---------------------------------------
+# --- generation: Ascend PyTorch guide and atlas800 layouts ---------------------------------------
 
 
-def test_three_settings_reproduce_seed_002_table_exactly():
-    plan = generate_plan(["server0", "server1"], "atlas800", SEED_SETTINGS)
-    assert plan == SEED_PLAN
+def test_three_settings_reproduce_ascend_pytorch_guide_table_exactly():
+    plan = generate_plan(["server0", "server1"], "atlas800", GUIDE_SETTINGS)
+    assert plan == GUIDE_PLAN
     assert list(plan) == ["server0", "server1"]
 
 
-def test_seed_table_passes_every_rule():
-    assert validate_plan(seed_plan(), "atlas800", 8) == []
+def test_ascend_pytorch_guide_table_passes_every_rule():
+    assert validate_plan(guide_plan(), "atlas800", 8) == []
 
 
 def test_host_step_spaces_servers():
-    plan = generate_plan(["a", "b", "c"], "atlas800", dict(SEED_SETTINGS, host_start=10, host_step=2))
+    plan = generate_plan(["a", "b", "c"], "atlas800", dict(GUIDE_SETTINGS, host_start=10, host_step=2))
     server2 = addresses(plan)["c"]
     assert (server2[0], server2[4]) == ("192.168.100.15", "192.168.100.14")
     assert validate_plan(plan, "atlas800") == []
@@ -75,7 +75,7 @@ def test_host_step_spaces_servers():
 
 def test_base_list_gives_one_network_per_position():
     bases = ["10.1.0.0", "10.2.0.0", "10.3.0.0", "10.4.0.0"]
-    plan = generate_plan(["a"], "atlas800", dict(SEED_SETTINGS, base=bases))
+    plan = generate_plan(["a"], "atlas800", dict(GUIDE_SETTINGS, base=bases))
     assert addresses(plan)["a"] == [
         "10.1.0.101",
         "10.2.0.101",
@@ -97,7 +97,7 @@ def test_base_list_gives_one_network_per_position():
     ],
 )
 def test_atlas800_small_servers_give_each_device_its_own_subnet(count, expected):
-    plan = generate_plan(["a", "b"], "atlas800", SEED_SETTINGS, count)
+    plan = generate_plan(["a", "b"], "atlas800", GUIDE_SETTINGS, count)
     assert addresses(plan)["a"] == expected
     assert addresses(plan)["b"] == [address[:-3] + "111" for address in expected]
     assert validate_plan(plan, "atlas800", count) == []
@@ -105,7 +105,7 @@ def test_atlas800_small_servers_give_each_device_its_own_subnet(count, expected)
 
 def test_device_counts_per_host():
     counts = {"a": 8, "b": 4}
-    plan = generate_plan(["a", "b"], "atlas800", SEED_SETTINGS, counts)
+    plan = generate_plan(["a", "b"], "atlas800", GUIDE_SETTINGS, counts)
     assert [len(entries) for entries in plan.values()] == [8, 4]
     assert validate_plan(plan, "atlas800", counts) == []
 
@@ -120,17 +120,17 @@ def test_128_servers_fit_a_wider_netmask_and_validate():
 
 
 def test_hand_written_hosts_are_copied_and_keep_the_others_in_place():
-    hand_written = copy.deepcopy(SEED_PLAN["server1"])
+    hand_written = copy.deepcopy(GUIDE_PLAN["server1"])
     plan = generate_plan(
-        ["server0", "server1"], "atlas800", dict(SEED_SETTINGS, plan={"server1": hand_written})
+        ["server0", "server1"], "atlas800", dict(GUIDE_SETTINGS, plan={"server1": hand_written})
     )
-    assert plan == SEED_PLAN
+    assert plan == GUIDE_PLAN
     assert plan["server1"] is not hand_written
 
 
 def test_only_hand_written_hosts_need_no_compact_settings():
-    plan = generate_plan(["server0", "server1"], "atlas800", {"plan": seed_plan()})
-    assert plan == SEED_PLAN
+    plan = generate_plan(["server0", "server1"], "atlas800", {"plan": guide_plan()})
+    assert plan == GUIDE_PLAN
 
 
 # --- generation: A2 models -----------------------------------------------------------
@@ -207,18 +207,18 @@ def test_missing_settings_are_all_reported_at_once():
     ],
 )
 def test_malformed_atlas800_settings(change, message):
-    error = plan_error(["server0", "server1"], "atlas800", dict(SEED_SETTINGS, **change))
+    error = plan_error(["server0", "server1"], "atlas800", dict(GUIDE_SETTINGS, **change))
     assert any(message in problem for problem in error.problems), error.problems
 
 
 def test_sixteen_servers_fill_a_24():
-    plan = generate_plan([f"node{number}" for number in range(16)], "atlas800", SEED_SETTINGS)
+    plan = generate_plan([f"node{number}" for number in range(16)], "atlas800", GUIDE_SETTINGS)
     assert plan["node15"][0]["address"] == "192.168.100.251"
 
 
 def test_overflow_reports_first_host_that_does_not_fit():
     hosts = [f"node{number}" for number in range(17)]
-    error = plan_error(hosts, "atlas800", SEED_SETTINGS)
+    error = plan_error(hosts, "atlas800", GUIDE_SETTINGS)
     assert error.problems == [
         "node16: device 0: host number 261 (npu_network_host_start 100 + 16 x npu_network_host_step 10) "
         "is beyond the last host number 254 of 192.168.100.0/24; use a wider npu_network_netmask or a smaller step"
@@ -254,12 +254,12 @@ def test_malformed_a2_settings(change, message):
     ],
 )
 def test_bad_device_counts_stop_generation(counts, message):
-    error = plan_error(["a", "b"], "atlas800", SEED_SETTINGS, counts)
+    error = plan_error(["a", "b"], "atlas800", GUIDE_SETTINGS, counts)
     assert message in error.problems
 
 
 def test_unknown_model_lists_the_known_ones():
-    error = plan_error(["a"], "atlas300", SEED_SETTINGS)
+    error = plan_error(["a"], "atlas300", GUIDE_SETTINGS)
     assert (
         str(error)
         == "unknown hardware model 'atlas300' (known: atlas800, atlas800t_a2, atlas900_a2_pod) [model]"
@@ -275,14 +275,14 @@ def test_unknown_model_lists_the_known_ones():
     ],
 )
 def test_bad_host_lists(hosts, message):
-    assert message in plan_error(hosts, "atlas800", SEED_SETTINGS).problems
+    assert message in plan_error(hosts, "atlas800", GUIDE_SETTINGS).problems
 
 
 # --- validation: atlas800 rules ------------------------------------------------------
 
 
 def test_pair_rule_names_host_device_address_and_rule():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][4]["address"] = "192.168.104.100"
     problems = validate_plan(plan, "atlas800")
     assert tagged(problems, "pair-subnet") == [
@@ -292,7 +292,7 @@ def test_pair_rule_names_host_device_address_and_rule():
 
 
 def test_devices_0_to_3_in_different_subnets():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][1]["address"] = "192.168.100.105"
     problems = validate_plan(plan, "atlas800")
     assert tagged(problems, "position-subnets") == [
@@ -302,7 +302,7 @@ def test_devices_0_to_3_in_different_subnets():
 
 
 def test_devices_4_to_7_in_different_subnets():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server1"][7]["address"] = "192.168.102.117"
     problems = validate_plan(plan, "atlas800")
     assert len(tagged(problems, "position-subnets")) == 1
@@ -311,7 +311,7 @@ def test_devices_4_to_7_in_different_subnets():
 
 
 def test_same_position_across_servers_blames_the_minority():
-    plan = generate_plan(["a", "b", "c"], "atlas800", SEED_SETTINGS)
+    plan = generate_plan(["a", "b", "c"], "atlas800", GUIDE_SETTINGS)
     plan["a"][2]["address"] = "192.168.112.101"
     plan["a"][6]["address"] = "192.168.112.100"
     assert validate_plan(plan, "atlas800") == [
@@ -323,7 +323,7 @@ def test_same_position_across_servers_blames_the_minority():
 
 
 def test_duplicate_address_names_both_holders():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server1"][0]["address"] = "192.168.100.101"
     assert validate_plan(plan, "atlas800") == [
         "server1: device 0: address 192.168.100.101 is also used by server0 device 0; no IP may be used twice [unique-ip]"
@@ -331,7 +331,7 @@ def test_duplicate_address_names_both_holders():
 
 
 def test_different_netmask_is_a_different_subnet():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server1"][3]["netmask"] = "255.255.0.0"
     problems = validate_plan(plan, "atlas800")
     assert any(
@@ -370,7 +370,7 @@ def test_different_netmask_is_a_different_subnet():
     ],
 )
 def test_bad_addresses(address, message):
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][3]["address"] = address
     assert validate_plan(plan, "atlas800") == [message]
 
@@ -384,7 +384,7 @@ def test_loopback_is_not_a_device_address():
 
 @pytest.mark.parametrize("netmask", ["255.0.255.0", "255.255.255.255", "0.0.0.0", "24", "/24", None])
 def test_bad_netmasks(netmask):
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][2]["netmask"] = netmask
     problems = validate_plan(plan, "atlas800")
     if netmask is None:
@@ -397,7 +397,7 @@ def test_bad_netmasks(netmask):
 
 
 def test_device_index_outside_the_count():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][7]["device"] = 8
     assert validate_plan(plan, "atlas800", 8) == [
         "server0: device 8: address 192.168.103.100: device index 8 is outside 0..7 [device-index]",
@@ -406,7 +406,7 @@ def test_device_index_outside_the_count():
 
 
 def test_negative_device_index():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][0]["device"] = -1
     assert "server0: device -1: address 192.168.100.101: device index -1 is outside 0..7 [device-index]" in (
         validate_plan(plan, "atlas800")
@@ -415,7 +415,7 @@ def test_negative_device_index():
 
 @pytest.mark.parametrize("index", ["3", 3.0, True, None])
 def test_device_index_must_be_an_integer(index):
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server1"][3]["device"] = index
     problems = validate_plan(plan, "atlas800")
     assert problems[0] == (
@@ -425,7 +425,7 @@ def test_device_index_must_be_an_integer(index):
 
 
 def test_device_listed_twice():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server1"][5]["device"] = 4
     assert validate_plan(plan, "atlas800") == [
         "server1: device 4: address 192.168.101.110: device 4 is listed more than once [duplicate-device]",
@@ -434,7 +434,7 @@ def test_device_listed_twice():
 
 
 def test_missing_device():
-    plan = seed_plan()
+    plan = guide_plan()
     del plan["server1"][7]
     assert validate_plan(plan, "atlas800", 8) == [
         "server1: device 7 missing: npu_device_count is 8 but the plan lists 7 of devices 0..7 [missing-device]"
@@ -450,7 +450,7 @@ def test_missing_device():
     ],
 )
 def test_bad_device_counts_are_reported_and_the_rest_still_checked(counts, message):
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server1"][0]["address"] = "192.168.100.101"
     problems = validate_plan(plan, "atlas800", counts)
     assert message in problems
@@ -458,7 +458,7 @@ def test_bad_device_counts_are_reported_and_the_rest_still_checked(counts, messa
 
 
 def test_unknown_model_is_reported_with_the_known_ones_and_generic_rules_still_run():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][0]["address"] = "300.1.1.1"
     assert validate_plan(plan, "atlas9000") == [
         "unknown hardware model 'atlas9000' (known: atlas800, atlas800t_a2, atlas900_a2_pod) [model]",
@@ -467,7 +467,7 @@ def test_unknown_model_is_reported_with_the_known_ones_and_generic_rules_still_r
 
 
 def test_malformed_entries():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][0]["adress"] = plan["server0"][0].pop("address")
     plan["server0"][1] = "192.168.101.101"
     plan["server1"] = "not a list"
@@ -486,7 +486,7 @@ def test_plan_must_be_a_mapping():
 
 
 def test_all_violations_come_back_at_once():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][3]["address"] = "192.168.103.300"
     plan["server1"][6]["address"] = "192.168.102.100"
     assert validate_plan(plan, "atlas800") == [
@@ -567,18 +567,18 @@ def test_a2_small_servers(count):
 
 
 def test_atlas800_detects_same_position_device_of_each_peer():
-    plan = generate_plan(["a", "b", "c"], "atlas800", SEED_SETTINGS)
+    plan = generate_plan(["a", "b", "c"], "atlas800", GUIDE_SETTINGS)
     assert detect_targets(plan, "atlas800", "a", 3) == ["192.168.103.111", "192.168.103.121"]
     assert detect_targets(plan, "atlas800", "b", 4) == ["192.168.100.100", "192.168.100.120"]
 
 
-def test_seed_two_server_detect_targets():
-    targets = host_detect_targets(seed_plan(), "atlas800", "server0")
-    assert targets == {index: [address] for index, address in enumerate(SEED_ADDRESSES["server1"])}
+def test_ascend_pytorch_guide_two_server_detect_targets():
+    targets = host_detect_targets(guide_plan(), "atlas800", "server0")
+    assert targets == {index: [address] for index, address in enumerate(GUIDE_ADDRESSES["server1"])}
 
 
 def test_entry_detect_wins():
-    plan = seed_plan()
+    plan = guide_plan()
     plan["server0"][0]["detect"] = "192.168.100.1"
     assert detect_targets(plan, "atlas800", "server0", 0) == ["192.168.100.1"]
 
@@ -592,7 +592,7 @@ def test_entry_detect_wins():
 )
 def test_detect_targets_of_unknown_devices(host, device, message):
     with pytest.raises(PlanError, match=message):
-        detect_targets(seed_plan(), "atlas800", host, device)
+        detect_targets(guide_plan(), "atlas800", host, device)
 
 
 # --- IPv4 helpers --------------------------------------------------------------------
@@ -630,7 +630,7 @@ def test_parse_netmask(text, prefix):
 # --- hostvars helpers ----------------------------------------------------------------
 
 
-def seed_hostvars(**changes):
+def guide_hostvars(**changes):
     common = {
         "npu_model": "atlas800",
         "npu_device_count": 8,
@@ -646,8 +646,8 @@ def seed_hostvars(**changes):
 
 
 def test_settings_from_hostvars_reads_the_prefixed_variables():
-    hostvars = seed_hostvars()
-    assert device_plan.settings_from_hostvars(["server0", "server1"], hostvars) == SEED_SETTINGS
+    hostvars = guide_hostvars()
+    assert device_plan.settings_from_hostvars(["server0", "server1"], hostvars) == GUIDE_SETTINGS
     assert device_plan.hardware_from_hostvars(["server0", "server1"], hostvars) == (
         "atlas800",
         {"server0": 8, "server1": 8},
@@ -655,7 +655,7 @@ def test_settings_from_hostvars_reads_the_prefixed_variables():
 
 
 def test_settings_must_be_cluster_wide_and_known():
-    hostvars = seed_hostvars(npu_network_host_start=110, npu_network_hoststep=10, npu_network_netmask=None)
+    hostvars = guide_hostvars(npu_network_host_start=110, npu_network_hoststep=10, npu_network_netmask=None)
     with pytest.raises(PlanError) as raised:
         device_plan.settings_from_hostvars(["server0", "server1"], hostvars)
     assert raised.value.problems == [
@@ -668,14 +668,14 @@ def test_settings_must_be_cluster_wide_and_known():
 
 
 def test_plan_variable_as_host_list_or_group_mapping():
-    host_list = seed_hostvars(npu_network_plan=SEED_PLAN["server1"])
+    host_list = guide_hostvars(npu_network_plan=GUIDE_PLAN["server1"])
     assert device_plan.settings_from_hostvars(["server0", "server1"], host_list)["plan"] == {
-        "server1": SEED_PLAN["server1"]
+        "server1": GUIDE_PLAN["server1"]
     }
     group_mapping = {
-        host: dict(variables, npu_network_plan=SEED_PLAN) for host, variables in seed_hostvars().items()
+        host: dict(variables, npu_network_plan=GUIDE_PLAN) for host, variables in guide_hostvars().items()
     }
-    assert device_plan.settings_from_hostvars(["server0", "server1"], group_mapping)["plan"] == SEED_PLAN
+    assert device_plan.settings_from_hostvars(["server0", "server1"], group_mapping)["plan"] == GUIDE_PLAN
     with pytest.raises(
         PlanError, match="npu_network_plan names hosts that are not in the host list: server1"
     ):
@@ -685,7 +685,7 @@ def test_plan_variable_as_host_list_or_group_mapping():
 def test_hardware_must_be_one_model_and_hosts_known():
     with pytest.raises(PlanError) as raised:
         device_plan.hardware_from_hostvars(
-            ["server0", "server1", "ghost"], seed_hostvars(npu_model="atlas800t_a2")
+            ["server0", "server1", "ghost"], guide_hostvars(npu_model="atlas800t_a2")
         )
     assert raised.value.problems == [
         "ghost: no variables for this host (not in the inventory?)",
@@ -705,9 +705,9 @@ def filters():
 
 
 def test_filters_generate_validate_and_rank(filters):
-    hostvars = seed_hostvars()
+    hostvars = guide_hostvars()
     plan = filters["npu_device_plan"](["server0", "server1"], hostvars)
-    assert plan == SEED_PLAN
+    assert plan == GUIDE_PLAN
     assert filters["npu_plan_errors"](plan, hostvars) == []
     table = filters["npu_rank_table"](plan, hostvars)
     assert [server["server_id"] for server in table["server_list"]] == ["10.0.0.1", "10.0.0.2"]
@@ -726,10 +726,10 @@ def test_filters_raise_ansible_filter_errors(filters):
             ["server0", "server1"],
             {
                 host: dict(variables, npu_network_netmask="255.0.255.0")
-                for host, variables in seed_hostvars().items()
+                for host, variables in guide_hostvars().items()
             },
         )
     with pytest.raises(AnsibleFilterError, match="ghost: no variables for this host"):
-        filters["npu_rank_table"]({"ghost": []}, seed_hostvars())
+        filters["npu_rank_table"]({"ghost": []}, guide_hostvars())
     with pytest.raises(AnsibleFilterError, match="server0: device 9 is not in the device plan"):
-        filters["npu_detect_targets"](SEED_PLAN, "atlas800", "server0", 9)
+        filters["npu_detect_targets"](GUIDE_PLAN, "atlas800", "server0", 9)

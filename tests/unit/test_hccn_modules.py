@@ -28,8 +28,11 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
-def seed_node1(devices=range(8)):
-    """Seed 002's AI Server0: 192.168.10{0..3}.101 on devices 0-3, .100 on 4-7."""
+def ai_server0(devices=range(8)):
+    """AI Server0 of Ascend's PyTorch multi-node training guide.
+
+    192.168.10{0..3}.101 on devices 0-3, .100 on 4-7.
+    """
     return [
         {"device": i, "address": f"192.168.10{i % 4}.{101 if i < 4 else 100}", "netmask": "255.255.255.0"}
         for i in devices
@@ -38,7 +41,7 @@ def seed_node1(devices=range(8)):
 
 def pair():
     """Devices 0 and 4 (one subnet): enough for most cases, and quicker than 8 devices."""
-    return seed_node1((0, 4))
+    return ai_server0((0, 4))
 
 
 class Node:
@@ -98,7 +101,7 @@ def node(tmp_path):
 
 
 def test_device_ip_applies_the_plan_once_then_changes_nothing(node):
-    first = node.device_ip(seed_node1())
+    first = node.device_ip(ai_server0())
     assert first["changed"] and not first.get("failed")
     assert len(first["commands"]) == 8
     assert first["commands"][0].endswith("-i 0 -ip -s address 192.168.100.101 netmask 255.255.255.0")
@@ -107,7 +110,7 @@ def test_device_ip_applies_the_plan_once_then_changes_nothing(node):
     assert "address_3=192.168.103.101" in conf and len(conf) == 16
     assert not first["conf_changed"]  # hccn_tool wrote it itself
 
-    second = node.device_ip(seed_node1())
+    second = node.device_ip(ai_server0())
     assert not second["changed"] and second["commands"] == []
     assert all(device["changed_settings"] == [] for device in second["devices"])
 
@@ -168,7 +171,7 @@ def test_device_ip_fixes_hccn_conf_drift_keeping_other_lines(node):
 def test_device_ip_diff_shows_devices_and_conf(node):
     result = node.module(
         "hccn_device_ip",
-        {"devices": seed_node1()[:1], "hccn_tool": str(HCCN_TOOL), "hccn_conf": str(node.conf), "_ansible_diff": True},
+        {"devices": ai_server0()[:1], "hccn_tool": str(HCCN_TOOL), "hccn_conf": str(node.conf), "_ansible_diff": True},
     )
     devices, conf = result["diff"]
     assert (devices["before"], devices["after"]) == ("device 0: -/-\n", "device 0: 192.168.100.101/255.255.255.0\n")
@@ -196,14 +199,14 @@ def test_device_ip_gateway_and_detect(node):
 def test_device_ip_missing_tool(node):
     result = node.module(
         "hccn_device_ip",
-        {"devices": seed_node1(), "hccn_tool": "/nonexistent/hccn_tool", "hccn_conf": str(node.conf)},
+        {"devices": ai_server0(), "hccn_tool": "/nonexistent/hccn_tool", "hccn_conf": str(node.conf)},
     )
     assert result["failed"]
     assert result["msg"].startswith("hccn_tool not found or not executable at /nonexistent/hccn_tool")
 
 
 def test_netdetect_reports_each_device_and_target(node):
-    node.device_ip(seed_node1()[:2])
+    node.device_ip(ai_server0()[:2])
     node.reachable("192.168.100.111")
     args = {
         "hccn_tool": str(HCCN_TOOL),
@@ -232,7 +235,7 @@ def test_netdetect_reports_each_device_and_target(node):
 
 
 def test_netdetect_check_mode_sets_nothing(node):
-    node.device_ip(seed_node1()[:1])
+    node.device_ip(ai_server0()[:1])
     args = {"hccn_tool": str(HCCN_TOOL), "targets": [{"device": 0, "targets": ["192.168.100.111"]}]}
     result = node.module("hccn_netdetect", args, check=True)
     assert not result["changed"]

@@ -161,7 +161,7 @@ def test_is_pending():
 # --- run_tests -------------------------------------------------------------------------
 
 
-def test_seed_002_eight_tests_one_per_device(clock):
+def test_ascend_pytorch_guide_eight_tests_one_per_device(clock):
     """Two servers: device i of server 0 checks device i of server 1, all at once."""
     peer = {i: f"192.168.10{i % 4}.{111 if i < 4 else 110}" for i in range(8)}
     own = {i: f"192.168.10{i % 4}.{101 if i < 4 else 100}" for i in range(8)}

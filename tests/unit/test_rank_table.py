@@ -7,7 +7,7 @@ import pytest
 
 from rank_table import RankTableError, build_rank_table, validate_rank_table
 
-SEED_ADDRESSES = {
+GUIDE_ADDRESSES = {
     "10.0.0.1": [
         "192.168.100.101",
         "192.168.101.101",
@@ -34,9 +34,9 @@ PLAN = {
         {"device": index, "address": address, "netmask": "255.255.255.0"}
         for index, address in enumerate(addresses)
     ]
-    for number, addresses in enumerate(SEED_ADDRESSES.values())
+    for number, addresses in enumerate(GUIDE_ADDRESSES.values())
 }
-SERVERS = list(zip(SEED_ADDRESSES, PLAN.values()))
+SERVERS = list(zip(GUIDE_ADDRESSES, PLAN.values()))
 
 
 def table():

@@ -202,7 +202,7 @@ def test_missing_device_count_file(node):
     ["-i", "x", "-ip", "-g"],
     ["-i", "-1", "-ip", "-g"],
     ["-d", "0", "-ip", "-g"],
-    ["-i", "0", "-ip", "\u2013g"],  # the en-dash typo of the seed document
+    ["-i", "0", "-ip", "\u2013g"],  # the en-dash typo of Ascend's PyTorch multi-node training guide
     ["-i", "0", "-net_health", "\u2013g"],
     ["-i", "0", "-ip", "-x"],
     ["-i", "0", "-optical", "-g"],

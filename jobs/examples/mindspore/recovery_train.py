@@ -1,4 +1,6 @@
-"""MindSpore dynamic-cluster recovery check (seed 004, MS_ENABLE_RECOVERY=1).
+"""MindSpore dynamic-cluster recovery check (MS_ENABLE_RECOVERY=1).
+
+Recovery as MindSpore's dynamic cluster launch guide describes it.
 
 Every worker: local training on its own synthetic shard until
 --seconds after the job's first start (the start time is kept under MS_RECOVERY_PATH), saving
