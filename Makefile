@@ -16,12 +16,12 @@ setup: host venv  ## Install Debian packages, configure podman, create the venv
 host:  ## Debian packages and podman configuration (needs root or sudo)
 	sandbox/host-setup.sh
 
-venv: $(VENV)/.installed  ## The pinned virtual environment in .venv
+venv: $(VENV)/.installed  ## The pinned virtual environment in .venv (requirements-dev.txt: the operator's set plus tests)
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $@
 
 image: host  ## Build the sandbox node image (only when its recipe changed)
