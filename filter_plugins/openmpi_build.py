@@ -5,6 +5,9 @@
     installed: "{{ marker_text | openmpi_marker_key }}"
     plan: "{{ host_states | openmpi_build_plan(cached_ids, strategy) }}"
     missing: "{{ ring_stdout | openmpi_ring_errors(ranks) }}"
+    problems: "{{ path | openmpi_private_path_errors('openmpi_ring_dir', inventory_hostname, home=true) }}"
+    chain: "{{ '/var/lib/x' | openmpi_path_chain }}"
+    problems: "{{ stat_results | openmpi_private_dir_errors(owner, variable, inventory_hostname) }}"
 """
 
 import os
@@ -54,6 +57,24 @@ def openmpi_ring_errors(stdout, ranks):
     return openmpi_build.ring_errors(stdout, int(ranks))
 
 
+def openmpi_private_path_errors(path, var, host="controller", home=False):
+    return openmpi_build.private_path_errors(path, str(var), str(host), bool(home))
+
+
+def openmpi_path_chain(path):
+    return openmpi_build.path_chain(str(path))
+
+
+def openmpi_private_dir_errors(stat_results, owner, var, host="controller"):
+    """``stat_results``: the results of a stat loop over openmpi_path_chain (item in
+    openmpi_item, or item)."""
+    chain = []
+    for result in _plain(stat_results):
+        path = result.get("openmpi_item", result.get("item"))
+        chain.append(dict(result.get("stat") or {}, path=path))
+    return openmpi_build.private_dir_errors(chain, str(owner), str(var), str(host))
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -62,4 +83,7 @@ class FilterModule:
             "openmpi_marker_key": openmpi_marker_key,
             "openmpi_build_plan": openmpi_build_plan,
             "openmpi_ring_errors": openmpi_ring_errors,
+            "openmpi_private_path_errors": openmpi_private_path_errors,
+            "openmpi_path_chain": openmpi_path_chain,
+            "openmpi_private_dir_errors": openmpi_private_dir_errors,
         }

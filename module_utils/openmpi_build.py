@@ -23,6 +23,13 @@ SYSTEM_DIRS = {"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", 
                "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/usr/bin", "/usr/lib",
                "/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/sbin", "/var", "/var/tmp"}
 UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+# Directories every local user can create entries in: whoever creates a name there first owns it,
+# so root must never build (and the training user never compile and run) below them.
+WORLD_WRITABLE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/shm", "/run/lock", "/var/lock",
+                       "/dev/mqueue", "/var/crash")
+# Shared directories the role would make mode 0700 if they were a private directory.
+SHARED_DIRS = SYSTEM_DIRS | {"/var/lib", "/var/cache", "/var/log", "/var/spool", "/usr/src",
+                             "/usr/local/src", "/usr/local/share", "/mnt", "/media", "/run/user"}
 
 
 def settings_errors(settings, host="controller"):
@@ -83,6 +90,124 @@ def settings_errors(settings, host="controller"):
     strategy = settings.get("openmpi_build_strategy")
     if strategy not in STRATEGIES:
         err("openmpi_build_strategy", f"{strategy!r} is not one of {', '.join(STRATEGIES)}")
+
+    if "openmpi_build_dir" in settings:
+        build_dir = settings["openmpi_build_dir"]
+        problems = private_path_errors(build_dir, "openmpi_build_dir", host)
+        errors.extend(problems)
+        if not problems and isinstance(prefix, str) and posixpath.isabs(prefix):
+            build, inst = posixpath.normpath(build_dir), posixpath.normpath(prefix)
+            if _inside(build, inst) or _inside(inst, build):
+                err("openmpi_build_dir", f"{build_dir} and openmpi_prefix {prefix} overlap; a "
+                    f"rebuild removes the prefix, so the build directory must be elsewhere")
+    if "openmpi_ring_dir" in settings:
+        errors.extend(private_path_errors(settings["openmpi_ring_dir"], "openmpi_ring_dir", host,
+                                          home=True))
+    return errors
+
+
+def _inside(path, directory):
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def private_path_errors(path, var, host="controller", home=False):
+    """Problems of ``path`` as a private directory (mode 0700, one owner), checked on the
+    controller before any node is touched. ``home``: "~/..." (the user's home) is allowed.
+    """
+    def err(text):
+        return [f"{host}: {var}: {text}"]
+
+    if not isinstance(path, str) or not path.strip():
+        return err(f"{path!r} is not a path")
+    if path != path.strip() or "\n" in path:
+        return err(f"{path!r} has leading/trailing blanks or a line break")
+    full = path
+    if home and (path == "~" or path.startswith("~/")):
+        full = "/home/USER" + path[1:]
+    elif path.startswith("~"):
+        return err(f"{path} is not an absolute path" + (" (only ~/ of the user itself may start it)"
+                                                          if home else ""))
+    if not posixpath.isabs(full):
+        return err(f"{path} is not an absolute path" + (" or one under ~/" if home else ""))
+    if ".." in full.split("/"):
+        return err(f"{path} contains '..'; give the real path")
+    norm = posixpath.normpath(full)
+    if norm.startswith("//"):
+        norm = "/" + norm.lstrip("/")
+    for shared in WORLD_WRITABLE_DIRS:
+        if _inside(norm, shared):
+            return err(f"{path} is in {shared}, where any local user can create that name first "
+                       f"(or a symbolic link to it); use a directory of its own such as "
+                       + ("~/.cache/cluster-suite/openmpi-ring" if home
+                          else "/var/lib/cluster-suite/openmpi-build"))
+    if norm in SHARED_DIRS or norm == "/home/USER":
+        return err(f"{path} is a shared directory; the role needs one of its own "
+                   f"(it is made mode 0700)")
+    return []
+
+
+def path_chain(path):
+    """``path`` and every directory above it, from "/" down: what must be safe to work in it."""
+    norm = posixpath.normpath(path)
+    chain, current = ["/"], ""
+    for part in [p for p in norm.split("/") if p]:
+        current += "/" + part
+        chain.append(current)
+    return chain
+
+
+def private_dir_errors(chain, owner, var, host="controller"):
+    """Problems of a private directory on a node, from lstat results (symbolic links are never
+    followed) of it and every directory above it, in the order of path_chain().
+
+    ``chain``: [{"path", "exists", "islnk", "isdir", "pw_name", "uid", "mode" ("0755")}, ...],
+    the last entry the directory itself. Above it, every existing directory must be a real
+    directory owned by root or ``owner`` and writable by nobody else (or it could be swapped);
+    the directory itself, when it exists, must be a real directory of ``owner`` with mode 0700.
+    A missing directory is fine: the role creates it.
+    """
+    errors = []
+    if not chain:
+        return [f"{host}: {var}: nothing to check"]
+    target = chain[-1].get("path")
+
+    def err(text):
+        errors.append(f"{host}: {var}: {target}: {text}")
+
+    def who(st):
+        return f"{st.get('pw_name') or 'uid'} (uid {st.get('uid')})"
+
+    def link(st):
+        return st.get("lnk_target") or st.get("lnk_source") or "?"
+
+    for st in chain[:-1]:
+        if not st.get("exists"):
+            break
+        path = st.get("path")
+        if st.get("islnk"):
+            err(f"{path} above it is a symbolic link (to {link(st)}); give a path without "
+                f"symbolic links")
+        elif not st.get("isdir"):
+            err(f"{path} above it is not a directory")
+        elif st.get("pw_name") not in ("root", owner) or (owner == "root" and st.get("uid") != 0):
+            err(f"{path} above it belongs to {who(st)}, who could swap the directory; "
+                f"only root{'' if owner == 'root' else ' or ' + owner} may own the directories above it")
+        elif int(str(st.get("mode") or "0"), 8) & 0o022:
+            err(f"{path} above it is writable by others (mode {st.get('mode')}), "
+                f"who could swap the directory")
+    st = chain[-1]
+    if st.get("exists"):
+        if st.get("islnk"):
+            err(f"is a symbolic link (to {link(st)}), someone may have planted it; remove it "
+                f"or choose another {var}")
+        elif not st.get("isdir"):
+            err(f"exists and is not a directory; remove it or choose another {var}")
+        elif st.get("pw_name") != owner or (owner == "root" and st.get("uid") != 0):
+            err(f"belongs to {who(st)}, not {owner}: someone else created it first; "
+                f"remove it or choose another {var}")
+        elif str(st.get("mode")).lstrip("0") != "700":
+            err(f"has mode {st.get('mode')}, not 0700; anyone it lets in could change what "
+                f"{owner} runs there (chmod 0700 it, or choose another {var})")
     return errors
 
 
