@@ -5,7 +5,7 @@
 DOCUMENTATION = r"""
 ---
 module: job_workspace
-short_description: Make a job's directory and clear only what the suite made in it
+short_description: Make a job's directory and clear only what the suite made in it; pack its logs
 description:
   - Used by C(playbooks/launch.yml) after every node passed M(job_preflight). Makes the job
     directory (mode 0700) with a marker file, C(.cluster-suite-job), deletes the paths in
@@ -15,6 +15,9 @@ description:
     directory that is a symlink, the home itself or inside a dot-directory, one that exists
     without the marker and is not empty, and any path to clear or make whose parts below the
     job directory include a symlink.
+  - With O(state=packed) it packs the log directory into an archive inside the job directory for
+    the controller to fetch, after the same symlink checks; links inside the log directory are
+    stored as links, never followed, and the archive is written to a new file, never through a link.
 author:
   - Cluster suite contributors
 options:
@@ -40,6 +43,19 @@ options:
     type: list
     elements: str
     default: []
+  state:
+    description: V(prepared) makes and clears; V(packed) packs O(log_dir) into O(archive) only.
+    type: str
+    choices: [prepared, packed]
+    default: prepared
+  log_dir:
+    description: With O(state=packed), the log directory relative to the job directory.
+    type: str
+    default: logs
+  archive:
+    description: With O(state=packed), the archive to write, relative to the job directory.
+    type: str
+    default: run/logs.tar.gz
 extends_documentation_fragment:
   - action_common_attributes
 attributes:
@@ -60,6 +76,15 @@ EXAMPLES = r"""
     name: sample-msrun
     clear: [logs, run, bin, tls]
     make: [run, bin, logs, logs/status]
+
+- name: Pack the job's logs for the controller
+  job_workspace:
+    home: /home/trainer
+    job_dir: /home/trainer/jobs/sample-msrun
+    name: sample-msrun
+    state: packed
+    log_dir: logs
+    archive: run/logs.tar.gz
 """
 
 RETURN = r"""
@@ -80,10 +105,15 @@ made:
   type: list
   elements: str
   sample: [run, logs, logs/status]
+archive:
+  description: With O(state=packed), the absolute path of the archive.
+  returned: when O(state=packed)
+  type: str
+  sample: /home/trainer/jobs/sample-msrun/run/logs.tar.gz
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.job_workspace import prepare
+from ansible.module_utils.job_workspace import pack, prepare
 
 
 def main():
@@ -94,13 +124,20 @@ def main():
             name=dict(type="str", required=True),
             clear=dict(type="list", elements="str", default=[]),
             make=dict(type="list", elements="str", default=[]),
+            state=dict(type="str", choices=["prepared", "packed"], default="prepared"),
+            log_dir=dict(type="str", default="logs"),
+            archive=dict(type="str", default="run/logs.tar.gz"),
         ),
         supports_check_mode=True,
     )
     params = module.params
     try:
-        result = prepare(params["home"], params["job_dir"], params["name"], params["clear"],
-                         params["make"], check_mode=module.check_mode)
+        if params["state"] == "packed":
+            result = pack(params["home"], params["job_dir"], params["log_dir"], params["archive"],
+                          check_mode=module.check_mode)
+        else:
+            result = prepare(params["home"], params["job_dir"], params["name"], params["clear"],
+                             params["make"], check_mode=module.check_mode)
     except ValueError as error:
         module.fail_json(msg="; ".join(error.args[0]), problems=error.args[0])
     module.exit_json(**result)

@@ -17,6 +17,8 @@ Plain Python, stdlib only.
 import os
 import shutil
 import stat
+import tarfile
+import tempfile
 
 MARKER = ".cluster-suite-job"
 DIR_MODE = 0o700
@@ -123,3 +125,31 @@ def prepare(home, job_dir, name, clear=(), make=(), check_mode=False):
             os.makedirs(os.path.join(job_dir, relative), mode=DIR_MODE, exist_ok=True)
     return {"changed": bool(created or cleared or made or mode_fix), "created": created,
             "cleared": cleared, "made": made}
+
+
+def pack(home, job_dir, log_dir, archive, check_mode=False):
+    """Pack the log directory (relative to the job directory) into ``archive`` (relative too).
+
+    A job's own code can plant links while it runs, so the same checks as a launch come first
+    (no symlink from the job directory down to the log directory or the archive), the archive is
+    written to a new file and renamed over the old one (never opened through a link), and links
+    inside the log directory are stored as links, never followed. Returns {"changed": False,
+    "archive": absolute path}; raises ValueError with every problem.
+    """
+    found = problems(home, job_dir, [(log_dir, "job_log_dir"), (archive, "job_base_dir")])
+    if found:
+        raise ValueError(found)
+    source = os.path.join(job_dir, log_dir)
+    target = os.path.join(job_dir, archive)
+    if not check_mode:
+        descriptor, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".logs-")
+        try:
+            with os.fdopen(descriptor, "wb") as handle, tarfile.open(fileobj=handle, mode="w:gz") as tar:
+                if os.path.isdir(source):
+                    tar.add(source, arcname=".", recursive=True)
+            os.replace(temporary, target)
+        except BaseException:
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
+            raise
+    return {"changed": False, "archive": target}

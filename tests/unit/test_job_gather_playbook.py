@@ -1,29 +1,23 @@
 """playbooks/tasks/job_gather.yml end to end on this machine (the "node" is localhost over the
-local connection): the node's tar is replaced by one that hands over a crafted archive, as a node
-whose log directory (or tar) the job controls could. Nothing may land outside logs/<job>/<host>/."""
+local connection): the job planted links in its log directory, as a job's code can while it runs.
+The node packs them as links (job_workspace), the controller copies none of them, and nothing lands
+outside logs/<job>/<host>/. Crafted archives (a member written through a link) are tested against
+the unpacking itself in test_job_logs_unpack.py."""
 
-import io
 import os
 import shutil
 import subprocess
 import sys
-import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GATHER = os.path.join(ROOT, "playbooks", "tasks", "job_gather.yml")
-# A tar that writes the crafted archive when asked to pack, and is the real tar otherwise.
-FAKE_TAR = """#!/bin/sh
-case " $* " in
-  *" -czf "*) for a; do [ "$prev" = -czf ] && cp "$CRAFTED_TAR" "$a"; prev=$a; done; exit 0 ;;
-esac
-exec {real} "$@"
-"""
 PLAY = """---
 - name: Gather the logs of each node's job
   hosts: node1,node2
   gather_facts: false
   vars:
-    launch_plan: {{name: "{{{{ gather_job }}}}"}}
+    launch_plan: {{name: "{{{{ gather_job }}}}", log_dir: logs}}
+    launch_home: {home}
     launch_dir: {job}
     launch_log_dir: {job}/logs
     launch_logs_root: {logs}
@@ -40,44 +34,30 @@ def ansible_playbook():
     return beside if os.path.exists(beside) else shutil.which("ansible-playbook")
 
 
-def member(tar, name, kind=tarfile.REGTYPE, data=b"", link=""):
-    info = tarfile.TarInfo(name)
-    info.type, info.linkname, info.mode = kind, link, 0o644
-    info.size = len(data) if kind == tarfile.REGTYPE else 0
-    tar.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
-
-
 def test_gather_writes_nothing_outside_and_plants_no_link(tmp_path):
     outside = tmp_path / "home" / ".ssh"
     outside.mkdir(parents=True)
     (outside / "id_ed25519").write_text("secret\n")
-    crafted = tmp_path / "crafted.tar.gz"
-    with tarfile.open(crafted, "w:gz") as tar:
-        member(tar, "./x", tarfile.SYMTYPE, link=str(outside))
-        member(tar, "./x/authorized_keys", data=b"attacker key\n")
-        member(tar, "./worker_1.log", tarfile.SYMTYPE, link=str(outside / "id_ed25519"))
-        member(tar, "./worker_0.log", data=b"step: 0, loss: 1.0\n")
     job = tmp_path / "node" / "jobs" / "demo"
     (job / "run").mkdir(parents=True)
     (job / "logs").mkdir()
+    (job / ".cluster-suite-job").write_text("made by the suite\n")
+    os.symlink(outside, job / "logs" / "x")
+    os.symlink(outside / "id_ed25519", job / "logs" / "worker_1.log")
+    (job / "logs" / "worker_0.log").write_bytes(b"step: 0, loss: 1.0\n")
     logs = tmp_path / "project" / "logs"
     # Job "planted" (gathered from node2): logs/planted is a link to a folder of the controller's user.
     logs.mkdir(parents=True)
     (outside / "node2").mkdir()
     (outside / "node2" / "precious").write_text("keep\n")
     os.symlink(outside, logs / "planted")
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    (fake / "tar").write_text(FAKE_TAR.format(real=shutil.which("tar")))
-    (fake / "tar").chmod(0o755)
     (tmp_path / "hosts.yml").write_text(
         "all:\n  hosts:\n" + "".join(f"    {host}:\n      ansible_connection: local\n"
                                         f"      ansible_python_interpreter: {sys.executable}\n"
                                         f"      gather_job: {name}\n"
                                         for host, name in (("node1", "demo"), ("node2", "planted"))))
-    (tmp_path / "play.yml").write_text(PLAY.format(job=job, logs=logs, gather=GATHER))
+    (tmp_path / "play.yml").write_text(PLAY.format(home=tmp_path / "node", job=job, logs=logs, gather=GATHER))
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               PATH=f"{fake}:{os.environ['PATH']}", CRAFTED_TAR=str(crafted),
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"), ANSIBLE_REMOTE_TEMP=str(tmp_path / "rtmp"))
     proc = subprocess.run([ansible_playbook(), "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)

@@ -2,6 +2,7 @@
 directories inside a job directory it made, and follows no symlink out of it."""
 
 import os
+import tarfile
 
 import pytest
 
@@ -104,3 +105,37 @@ def test_the_home_and_dot_directories_are_refused(home):
 def test_relative_paths_stay_below(home, relative):
     found = job_workspace.problems(str(home), str(home / "jobs" / "t"), [(relative, "job_log_dir")])
     assert found and found[0].startswith("job_log_dir: ")
+
+
+def launched(home):
+    job_dir = home / "jobs" / "t"
+    job_workspace.prepare(str(home), str(job_dir), "t", CLEAR, MAKE)
+    (job_dir / "logs" / "worker_0.log").write_text("step: 0, loss: 1.0\n")
+    return job_dir
+
+
+def test_pack_stores_links_as_links_and_follows_none(home):
+    job_dir = launched(home)
+    os.symlink(home / ".ssh", job_dir / "logs" / "keys")
+    result = job_workspace.pack(str(home), str(job_dir), "logs", "run/logs.tar.gz")
+    with tarfile.open(result["archive"]) as tar:
+        members = {member.name: member for member in tar.getmembers()}
+    assert members["./worker_0.log"].isfile()
+    assert members["./keys"].issym()
+    assert not any("authorized_keys" in name for name in members)
+
+
+@pytest.mark.parametrize("planted", ["run/logs.tar.gz", "logs", "run"])
+def test_pack_refuses_planted_links(home, planted):
+    job_dir = launched(home)
+    victim = home / "victim"
+    victim.write_text("victim\n")
+    target = job_dir / planted
+    if target.is_dir():
+        os.rename(target, job_dir / "moved")
+    os.symlink(victim if planted.endswith(".gz") else home / ".ssh", target)
+    with pytest.raises(ValueError) as info:
+        job_workspace.pack(str(home), str(job_dir), "logs", "run/logs.tar.gz")
+    assert "is a symlink" in " ".join(info.value.args[0])
+    assert victim.read_text() == "victim\n"
+    assert (home / ".ssh" / "authorized_keys").read_text() == "key\n"
