@@ -4,7 +4,9 @@
 
 Besides the inventory-wide variables it checks every role setting set in the inventory against
 the type and choices of the role's meta/argument_specs.yml (all entry points), and reports unknown
-firewall_*, openmpi_*, ssh_trust_* and npu_env_* names, before any node is contacted.
+firewall_*, openmpi_*, ssh_trust_* and npu_env_* names, before any node is contacted. Values that
+reach scripts and command lines (user names, addresses, interface names, paths, programs) must
+match their format as a whole, and no string may hold a control character (inventory_checks).
 """
 import glob
 import os
@@ -61,8 +63,8 @@ def cluster_inventory_problems(groups, hostvars, roles_dir=ROLES):
         names = [name for name in host_vars.keys()
                  if name in inventory_checks.CHECKED_VARS or name in specs
                  or name.startswith(inventory_checks.TYPO_PREFIXES)]
+        # Without ansible_host the checks take the inventory name as the address.
         plain_hostvars[host] = _plain_vars(host, host_vars, names, errors)
-        plain_hostvars[host].setdefault("ansible_host", host)
     return errors + inventory_checks.inventory_errors(dict(groups), plain_hostvars, specs)
 
 

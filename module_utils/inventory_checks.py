@@ -3,6 +3,10 @@
 Plain functions over plain data (the inventory's groups and each host's variables), so they
 run on the controller without facts, are unit tested, and report every problem at once.
 Each message names the host (or group) and the variable, then says what is wrong.
+
+Every pattern matches the whole value (re.fullmatch: `$` would also match before a trailing
+newline, so "root\n" passed as a user name), and no string value the checks read may hold a
+control character (below 0x20, 0x7f, NUL): these values end up in scripts and command lines.
 """
 import difflib
 import ipaddress
@@ -11,12 +15,66 @@ import re
 NODE_GROUPS = ("npu_nodes", "gpu_nodes", "cpu_nodes")
 NPU_MODELS = ("atlas800", "atlas800t_a2", "atlas900_a2_pod")
 NPU_DEVICE_COUNTS = (1, 2, 4, 8, 16)
+# Every pattern below is used with fullmatch (the whole value, no trailing newline).
 # POSIX portable user names, as useradd accepts them by default.
-USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
-IPV4_LIKE = re.compile(r"^[0-9.]+$")
+USER_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+IPV4_LIKE = re.compile(r"[0-9.]+")
+CIDR_LIKE = re.compile(r"[0-9.]+/[0-9]+")
+# A DNS host name (RFC 1123 labels; '_' tolerated as many sites use it), at most 253 characters.
+HOST_NAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+                       r"(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*", re.ASCII)
+# Inventory names end up in scripts (CS_HOST, comments), hostfiles and /etc/hosts.
+INVENTORY_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}", re.ASCII)
+# A network interface name (as role npu_env reads them; Linux allows at most 15 characters).
+IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}", re.ASCII)
+# HCCL_SOCKET_IFNAME / NCCL_SOCKET_IFNAME: optional ^ (exclude) and = (exact), then names.
+SOCKET_IFNAME = re.compile(r"\^?=?[A-Za-z0-9_.:@-]{1,15}(?:,[A-Za-z0-9_.:@-]{1,15})*", re.ASCII)
+# An absolute path on the nodes that is safe in a shell word even unquoted (templates write
+# some of these unquoted, e.g. the OpenMPI prefix): letters, digits and / . _ - + (the set
+# module_utils/job_spec.py allows for job_python and job_mpirun_prefix, which default to these).
+NODE_PATH = re.compile(r"/[A-Za-z0-9_.+/-]*", re.ASCII)
+# A program: a bare command name (looked up in PATH on the node) or a NODE_PATH.
+COMMAND = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*|/[A-Za-z0-9_.+/-]*", re.ASCII)
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
+# Names the shell owns: read-only in bash (UID, EUID, PPID, SHELLOPTS, BASHOPTS), reset by it on
+# every command or read (_, RANDOM, LINENO, SECONDS, ...), or changing how every later line of a
+# sourced script is read (IFS) or what each new shell runs first (ENV, BASH_ENV).
+SHELL_NAME = re.compile(r"_|BASH|BASH_[A-Z_]*|BASHOPTS|SHELLOPTS|BASHPID|UID|EUID|PPID|GROUPS|RANDOM|SRANDOM|"
+                        r"LINENO|SECONDS|EPOCHSECONDS|EPOCHREALTIME|FUNCNAME|HISTCMD|DIRSTACK|PIPESTATUS|"
+                        r"OPTIND|OPTARG|IFS|ENV")
+# Control characters: never in a value that reaches a script, a command line or a file name.
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+CONTROL_NAMES = {"\x00": "NUL (\\x00)", "\n": "a newline (\\n)", "\r": "a carriage return (\\r)",
+                 "\t": "a tab (\\t)", "\x1b": "an escape (\\x1b)", "\x7f": "a DEL (\\x7f)"}
+# Host variables with a format of their own, beyond "no control characters":
+# variable -> (pattern or kind, what the value must be).
+VALUE_RULES = {
+    "launch_python": (COMMAND, "a command name or an absolute path of letters, digits and / . _ - +"),
+    "render_user_home": (NODE_PATH, "an absolute path of letters, digits and / . _ - +"),
+    "render_iface": (IFNAME, "an interface name (1-15 letters, digits, '.', '_', '-', ':', '@')"),
+    "npu_env_hccl_socket_ifname": (SOCKET_IFNAME, "interface names separated by ',' (1-15 letters, digits, "
+                                                  "'.', '_', '-', ':', '@' each), optionally after ^ or ="),
+    "npu_env_nccl_socket_ifname": (SOCKET_IFNAME, "interface names separated by ',' (1-15 letters, digits, "
+                                                  "'.', '_', '-', ':', '@' each), optionally after ^ or ="),
+    "npu_env_hccl_if_ip": ("ipv4", "an IPv4 address"),
+    "openmpi_ring_if_include": (re.compile(r"[0-9./]+|[A-Za-z0-9_.:@,-]+", re.ASCII),
+                                "an IPv4 network (CIDR) or interface names separated by ','"),
+    "ssh_trust_user": (USER_NAME, "a user name (lower case letters, digits, '_', '-')"),
+    "ssh_trust_group": (USER_NAME, "a group name (lower case letters, digits, '_', '-')"),
+    "openmpi_ring_user": (USER_NAME, "a user name (lower case letters, digits, '_', '-')"),
+    "npu_network_npu_smi": (COMMAND, "a command name or an absolute path of letters, digits and / . _ - +"),
+    "npu_env_extra": ("env", "a mapping of environment variable names"),
+}
+# Paths on the nodes (they reach scripts and command lines): absolute, safe characters, no '..'.
+for _name in ("openmpi_prefix", "openmpi_build_dir", "openmpi_link_dir", "openmpi_ring_dir", "npu_env_path",
+              "npu_env_gpu_path", "npu_env_install_path", "npu_network_hccn_tool", "npu_network_hccn_conf",
+              "npu_network_rank_table_path", "ssh_trust_user_shell"):
+    VALUE_RULES[_name] = ("node_path", "an absolute path of letters, digits and / . _ - + without '..'")
 # Every host variable the checks read (filters pass these, plus each role setting of the specs).
 CHECKED_VARS = ("ansible_host", "ansible_port", "npu_device_count", "npu_model", "cluster_user",
-                "cluster_allow_root", "cluster_network_cidr")
+                "cluster_allow_root", "cluster_network_cidr", "ansible_user") + tuple(VALUE_RULES)
+# Variables whose own check reports control characters (check_strings leaves them out).
+OWN_CONTROL_CHECK = ("ansible_host", "cluster_user", "cluster_network_cidr") + tuple(VALUE_RULES)
 # Role settings whose unknown names are reported as typos (npu_network_* is checked by its role).
 TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_")
 # Argument spec types -> the YAML values they accept (no conversion: "8" is not a number).
@@ -43,12 +101,55 @@ def type_name(value):
     return "null" if value is None else type(value).__name__
 
 
-def _shown(value):
-    """repr() of a value without Ansible's tagged subclasses showing through."""
+def _shown(value, limit=80):
+    """repr() of a value without Ansible's tagged subclasses showing through (control characters
+    escaped, so a message stays on one line), cut after ``limit`` characters."""
     for kind in (bool, int, float, str):
         if isinstance(value, kind):
-            return repr(kind(value))
-    return repr(value)
+            value = kind(value)
+            break
+    text = repr(value)
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(value) if isinstance(value, (str, list, dict)) else len(text)} long)"
+    return text
+
+
+def _host(host):
+    """A host as messages name it: as it is, or repr() when it holds a control character."""
+    return _shown(host) if control_text(host) or not isinstance(host, str) else host
+
+
+def control_text(value):
+    """What is wrong with a string holding a control character ("contains a newline (\\n)"),
+    None when it holds none (or is not a string)."""
+    if not isinstance(value, str):
+        return None
+    found = CONTROL.search(value)
+    if not found:
+        return None
+    char = found.group()
+    name = CONTROL_NAMES.get(char, f"the control character \\x{ord(char):02x}")
+    return f"contains {name} at offset {found.start()}: control characters are refused"
+
+
+def _control_problems(name, value):
+    """[(variable path, text)] for every string inside ``value`` (lists, mappings and their keys)
+    that holds a control character."""
+    text = control_text(value)
+    if text:
+        return [(name, f"{_shown(value)} {text}")]
+    problems = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            text = control_text(key)
+            if text:
+                problems.append((name, f"key {_shown(key)} {text}"))
+            else:
+                problems += _control_problems(f"{name}.{key}", item)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            problems += _control_problems(f"{name}[{index}]", item)
+    return problems
 
 
 def _hosts_text(hosts, limit=5):
@@ -80,21 +181,45 @@ def check_groups(groups):
     return errors
 
 
+def check_host_names(hosts):
+    """Inventory names reach scripts, hostfiles and /etc/hosts: a plain name, no control character."""
+    errors = []
+    for host in hosts:
+        text = control_text(host)
+        if text:
+            errors.append(f"{_shown(host)}: inventory name: {text}")
+        elif not isinstance(host, str) or not INVENTORY_NAME.fullmatch(host):
+            errors.append(f"{_host(host)}: inventory name: {_shown(host)} is not a host name (letters, digits, "
+                          f"'.', '_', '-', starting with a letter, digit or '_')")
+    return errors
+
+
 def check_addresses(hostvars, hosts):
     """ansible_host must be a valid address or name, and no two nodes share one."""
     errors, holders = [], {}
     for host in hosts:
+        given = "ansible_host" in hostvars.get(host, {})
         address = hostvars.get(host, {}).get("ansible_host", host)
         if not isinstance(address, str) or not address:
             errors.append(f"{host}: ansible_host: must be an IPv4 address or a host name, "
                           f"got {_shown(address)}")
             continue
-        if IPV4_LIKE.match(address):
+        text = control_text(address)
+        if text:
+            if given:
+                errors.append(f"{_host(host)}: ansible_host: {_shown(address)} {text}")
+            continue  # an inventory name without ansible_host: check_host_names reports it
+        if IPV4_LIKE.fullmatch(address):
             try:
                 ipaddress.IPv4Address(address)
             except ValueError:
                 errors.append(f"{host}: ansible_host: {address} is not a valid IPv4 address")
                 continue
+        elif not HOST_NAME.fullmatch(address):
+            if given:
+                errors.append(f"{host}: ansible_host: {_shown(address)} is neither an IPv4 address nor a "
+                              f"host name (letters, digits, '-', '_' in labels separated by '.')")
+            continue
         if address in holders:
             errors.append(f"{host}: ansible_host: {address} is already the address of "
                           f"{holders[address]}; every node needs its own")
@@ -140,12 +265,16 @@ def check_cluster_user(hostvars, hosts):
         if not isinstance(allow_root, bool):
             errors.append(f"{host}: cluster_allow_root: must be true or false, got "
                           f"{type_name(allow_root)} {_shown(allow_root)}")
-        if not isinstance(user, str) or not USER_NAME.match(user):
+        text = control_text(user)
+        if text:
+            errors.append(f"{host}: cluster_user: {_shown(user)} {text}")
+            continue
+        if not isinstance(user, str) or not USER_NAME.fullmatch(user):
             errors.append(f"{host}: cluster_user: {_shown(user)} is not a valid user name")
             continue
         if user == "root" and allow_root is not True:
             errors.append(f"{host}: cluster_user: root is refused unless cluster_allow_root is "
-                          f"true (the seeds recommend a non-root training user)")
+                          f"true (the upstream guides run training as a non-root user)")
         users.setdefault(user, []).append(host)
     if len(users) > 1:
         detail = "; ".join(f"{user} on {', '.join(hosts)}" for user, hosts in sorted(users.items()))
@@ -176,13 +305,17 @@ def check_network(hostvars, hosts):
         cidr = hvars.get("cluster_network_cidr")
         if cidr is None:
             continue
+        text = control_text(cidr)
+        if text:
+            errors.append(f"{host}: cluster_network_cidr: {_shown(cidr)} {text}")
+            continue
         try:
-            if not isinstance(cidr, str) or "/" not in cidr:
+            if not isinstance(cidr, str) or not CIDR_LIKE.fullmatch(cidr):
                 raise ValueError
             network = ipaddress.IPv4Network(cidr, strict=True)
         except ValueError:
             hint = ""
-            if isinstance(cidr, str) and "/" in cidr:
+            if isinstance(cidr, str) and CIDR_LIKE.fullmatch(cidr):
                 try:
                     hint = f" (did you mean {ipaddress.IPv4Network(cidr, strict=False)}?)"
                 except ValueError:
@@ -191,7 +324,7 @@ def check_network(hostvars, hosts):
                           f"notation such as 10.0.0.0/24{hint}")
             continue
         address = hvars.get("ansible_host", host)
-        if isinstance(address, str) and IPV4_LIKE.match(address):
+        if isinstance(address, str) and IPV4_LIKE.fullmatch(address):
             try:
                 inside = ipaddress.IPv4Address(address) in network
             except ValueError:
@@ -200,6 +333,86 @@ def check_network(hostvars, hosts):
                 errors.append(f"{host}: ansible_host: {address} is not in cluster_network_cidr {cidr}; "
                               f"the host IP must be on the training network")
     return errors
+
+
+def _grouped(found):
+    """{(variable, text): [hosts]} as messages, one per variable and problem."""
+    return [f"{_hosts_text(holders)}: {name}: {text}" for (name, text), holders in found.items()]
+
+
+def check_strings(hostvars, hosts):
+    """No string the checks read (nested in lists and mappings too) holds a control character.
+
+    Variables with a check of their own (OWN_CONTROL_CHECK) report it there. Messages naming
+    several hosts stand for one value (usually from group_vars) that is wrong on each of them.
+    """
+    found = {}
+    for host in hosts:
+        hvars = hostvars.get(host, {})
+        for name in sorted(hvars):
+            if name in OWN_CONTROL_CHECK:
+                continue
+            for path, text in _control_problems(name, hvars[name]):
+                found.setdefault((path, text), []).append(host)
+    return _grouped(found)
+
+
+def _value_problem(name, value):
+    """What is wrong with ``value`` of variable ``name`` (VALUE_RULES), or None."""
+    rule, wanted = VALUE_RULES[name]
+    if rule == "env":
+        if not isinstance(value, dict):
+            return None  # the argument spec's type check reports it
+        problems = _control_problems(name, value)
+        if problems:
+            return problems[0][1] if problems[0][0] == name else f"{problems[0][0]}: {problems[0][1]}"
+        for key in value:
+            if not isinstance(key, str) or not ENV_NAME.fullmatch(key):
+                return f"{_shown(key)} is not an environment variable name"
+            if SHELL_NAME.fullmatch(key):
+                return f"{key} is a variable the shell sets or reads itself; choose another name"
+        return None
+    if not isinstance(value, str):
+        # Role settings: check_settings reports a wrong type against the argument spec.
+        if name in ("launch_python", "render_user_home", "render_iface"):
+            return f"must be a string, got {type_name(value)} {_shown(value)}"
+        return None
+    if value == "" and name in ("npu_env_hccl_socket_ifname", "npu_env_nccl_socket_ifname", "npu_env_hccl_if_ip",
+                                "openmpi_ring_if_include"):
+        return None  # empty: not set
+    text = control_text(value)
+    if text:
+        return f"{_shown(value)} {text}"
+    if rule == "ipv4":
+        try:
+            if not IPV4_LIKE.fullmatch(value):
+                raise ValueError
+            ipaddress.IPv4Address(value)
+        except ValueError:
+            return f"{_shown(value)} is not {wanted}"
+        return None
+    if rule == "node_path":
+        if not NODE_PATH.fullmatch(value) or ".." in value.split("/"):
+            return f"{_shown(value)} is not {wanted}"
+        return None
+    if not rule.fullmatch(value):
+        return f"{_shown(value)} is not {wanted}"
+    return None
+
+
+def check_values(hostvars, hosts):
+    """Variables that reach scripts and command lines have their format (VALUE_RULES): paths,
+    programs, interface names, addresses, user names, environment names."""
+    found = {}
+    for host in hosts:
+        hvars = hostvars.get(host, {})
+        for name in sorted(set(hvars) & set(VALUE_RULES)):
+            if hvars[name] is None:
+                continue
+            text = _value_problem(name, hvars[name])
+            if text:
+                found.setdefault((name, text), []).append(host)
+    return _grouped(found)
 
 
 def check_settings(hostvars, hosts, specs):
@@ -243,7 +456,7 @@ def check_settings(hostvars, hosts, specs):
             if choices and value not in choices:
                 found.setdefault((name, f"{_shown(value)} is not one of {', '.join(map(str, choices))}"),
                                  []).append(host)
-    return [f"{_hosts_text(holders)}: {name}: {text}" for (name, text), holders in found.items()]
+    return _grouped(found)
 
 
 def inventory_errors(groups, hostvars, specs=None):
@@ -256,11 +469,14 @@ def inventory_errors(groups, hostvars, specs=None):
     """
     errors = check_groups(groups)
     cluster = list(groups.get("cluster") or [])
+    errors += check_host_names(cluster)
     errors += check_addresses(hostvars, cluster)
     errors += check_npu_hosts(hostvars, [h for h in groups.get("npu_nodes") or [] if h in cluster])
     errors += check_cluster_user(hostvars, cluster)
     errors += check_connection(hostvars, cluster)
     errors += check_network(hostvars, cluster)
+    errors += check_strings(hostvars, cluster)
+    errors += check_values(hostvars, cluster)
     if specs:
         errors += check_settings(hostvars, cluster, specs)
     return errors

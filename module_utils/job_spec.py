@@ -27,6 +27,10 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # the ranks where to record their exit status).
 RESERVED_ENV = re.compile(r"CS_.*|MS_ROLE|MS_NODE_ID|MS_SCHED_HOST|MS_SCHED_PORT|MS_WORKER_NUM|"
                           r"RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|OMPI_.*")
+# Variables bash sets itself (read-only, or reset on every use): a job_env entry would not arrive.
+SHELL_ENV = re.compile(r"_|UID|EUID|PPID|SHELLOPTS|BASHOPTS|BASHPID|BASH_[A-Z_]*|BASH|FUNCNAME|GROUPS|RANDOM|"
+                       r"SRANDOM|SECONDS|LINENO|HISTCMD|DIRSTACK|PIPESTATUS|EPOCHSECONDS|EPOCHREALTIME|"
+                       r"OLDPWD|PWD|SHLVL|OPTIND|OPTARG|IFS|PS4")
 # job_env names whose values are secrets: written to a 0600 file by a no_log task, never shown.
 SECRET_ENV = re.compile(r".*(PASSWORD|PASSWD|TOKEN|SECRET|KEY).*", re.IGNORECASE)
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
@@ -95,8 +99,10 @@ class JobSpecError(Exception):
     """The job description is wrong; ``errors`` lists every problem."""
 
     def __init__(self, errors):
+        # A message never carries a raw control character from a value: it would break the output.
+        errors = [CONTROL_CHARACTER.sub(lambda match: repr(match.group())[1:-1], error) for error in errors]
         super().__init__("\n".join(errors))
-        self.errors = list(errors)
+        self.errors = errors
 
 
 def _is_int(value):
@@ -373,6 +379,9 @@ def _check_env(job, where, errors):
             errors.append(f"{where}: job_env: {name!r} is not an environment variable name")
         elif RESERVED_ENV.fullmatch(name):
             errors.append(f"{where}: job_env: {name} is set by the launcher, not by the job")
+        elif SHELL_ENV.fullmatch(name):
+            errors.append(f"{where}: job_env: {name} is a variable of bash itself (read-only or reset by "
+                          f"the shell), it cannot reach the job")
         elif not _scalar(value):
             shown = "a " + type(value).__name__ if SECRET_ENV.fullmatch(name) else repr(value)
             errors.append(f"{where}: job_env: {name}: value must be a string or a number, got {shown}")

@@ -154,3 +154,152 @@ def test_type_name_hides_subclasses():
     groups, hostvars = good_inventory()
     hostvars["n2"]["npu_device_count"] = TaggedStr("8")
     assert "n2: npu_device_count: must be an integer, got str '8'" in inventory_errors(groups, hostvars)
+
+
+# --- whole values, no control characters (item 5) ---------------------------------------------
+
+from inventory_checks import control_text  # noqa: E402
+
+
+@pytest.mark.parametrize("value", ["root\n", "trainer\n", "trainer\t", "train\x00er", "\ttrainer", "trainer\r",
+                                   "trainer\x1b[0m", "trainer\x7f", "trainer ", "tr ainer", "trainer;id",
+                                   "$(id)", "Trainer"])
+def test_cluster_user_is_matched_whole(value):
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h["cluster_user"] = value
+    errors = inventory_errors(groups, hostvars)
+    assert any(e.startswith("n1: cluster_user: ") for e in errors), errors
+    assert all("\n" not in e and "\x00" not in e for e in errors), errors
+
+
+def test_root_with_a_trailing_newline_is_refused_even_when_root_is_allowed():
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h.update(cluster_user="root\n", cluster_allow_root=True)
+    assert "n1: cluster_user: 'root\\n' contains a newline (\\n) at offset 4: control characters are refused" \
+        in inventory_errors(groups, hostvars)
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("10.0.0.2\n", "n2: ansible_host: '10.0.0.2\\n' contains a newline (\\n) at offset 8"),
+    ("10.0.0.2\t", "n2: ansible_host: '10.0.0.2\\t' contains a tab (\\t)"),
+    ("10.0.0.\x002", "n2: ansible_host: '10.0.0.\\x002' contains NUL (\\x00)"),
+    ("10.0.0.2 ", "n2: ansible_host: '10.0.0.2 ' is neither an IPv4 address nor a host name"),
+    ("node2;id", "n2: ansible_host: 'node2;id' is neither an IPv4 address nor a host name"),
+    ("$(id)", "n2: ansible_host: '$(id)' is neither an IPv4 address nor a host name"),
+    ("-oProxyCommand=id", "n2: ansible_host: '-oProxyCommand=id' is neither"),
+    ("node..x", "is neither an IPv4 address nor a host name"),
+])
+def test_ansible_host_is_matched_whole(value, expected):
+    groups, hostvars = good_inventory()
+    hostvars["n2"]["ansible_host"] = value
+    errors = inventory_errors(groups, hostvars)
+    assert any(expected in e for e in errors), errors
+
+
+def test_host_names_are_fine_as_addresses():
+    groups, hostvars = good_inventory()
+    hostvars["n1"]["ansible_host"] = "node-1.rack_2.example.com"
+    hostvars["n2"]["ansible_host"] = "N2"
+    assert inventory_errors(groups, hostvars) == []
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("10.0.0.0/24\n", "n1, n2: cluster_network_cidr: '10.0.0.0/24\\n' contains a newline"),
+    ("10.0.0.0/24 ", "'10.0.0.0/24 ' is not an IPv4 network"),
+    ("10.0.0.0/24;id", "is not an IPv4 network"),
+    ("\t10.0.0.0/24", "contains a tab"),
+])
+def test_cluster_network_cidr_is_matched_whole(value, expected):
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h["cluster_network_cidr"] = value
+    errors = inventory_errors(groups, hostvars)
+    assert any(expected.split(": ", 1)[-1] in e and "cluster_network_cidr" in e for e in errors), errors
+    assert any(e.startswith("n1") for e in errors), errors
+
+
+@pytest.mark.parametrize("variable, value, expected", [
+    ("launch_python", "python3\n", "launch_python: 'python3\\n' contains a newline"),
+    ("launch_python", "/opt/venv/bin/python 3", "launch_python: '/opt/venv/bin/python 3' is not a command name"),
+    ("launch_python", "python3;id", "is not a command name"),
+    ("launch_python", "~/venv/bin/python", "is not a command name"),
+    ("launch_python", 3, "launch_python: must be a string, got int 3"),
+    ("openmpi_prefix", "/usr/local/openmpi\n", "openmpi_prefix: '/usr/local/openmpi\\n' contains a newline"),
+    ("openmpi_prefix", "usr/local/openmpi", "openmpi_prefix: 'usr/local/openmpi' is not an absolute path"),
+    ("openmpi_prefix", "/opt/a b", "is not an absolute path"),
+    ("openmpi_prefix", "/opt/$(id)", "is not an absolute path"),
+    ("openmpi_prefix", "/opt/../etc", "without '..'"),
+    ("openmpi_prefix", "/opt/o=x", "is not an absolute path"),
+    ("launch_python", "/opt/py:thon", "is not a command name"),
+    ("npu_env_install_path", "/usr/local/Ascend\x00", "npu_env_install_path: '/usr/local/Ascend\\x00' contains NUL"),
+    ("npu_env_path", "/etc/env npu.sh", "npu_env_path: '/etc/env npu.sh' is not an absolute path"),
+    ("render_user_home", "/home/trainer\n", "render_user_home: '/home/trainer\\n' contains a newline"),
+    ("render_iface", "eth0\n", "render_iface: 'eth0\\n' contains a newline"),
+    ("render_iface", "eth0;id", "render_iface: 'eth0;id' is not an interface name"),
+    ("render_iface", "averyveryverylongname", "is not an interface name"),
+    ("npu_env_hccl_socket_ifname", "eth0\n", "npu_env_hccl_socket_ifname: 'eth0\\n' contains a newline"),
+    ("npu_env_hccl_socket_ifname", "eth0 eth1", "is not interface names separated by ','"),
+    ("npu_env_nccl_socket_ifname", "^=eth0,", "npu_env_nccl_socket_ifname: '^=eth0,' is not interface names"),
+    ("npu_env_nccl_socket_ifname", "en5\t", "contains a tab"),
+    ("npu_env_hccl_if_ip", "10.0.0.1\n", "npu_env_hccl_if_ip: '10.0.0.1\\n' contains a newline"),
+    ("npu_env_hccl_if_ip", "10.0.0.1 ", "npu_env_hccl_if_ip: '10.0.0.1 ' is not an IPv4 address"),
+    ("npu_env_extra", {"A B": "1"}, "npu_env_extra: 'A B' is not an environment variable name"),
+    ("npu_env_extra", {"A\n": "1"}, "npu_env_extra: key 'A\\n' contains a newline"),
+    ("npu_env_extra", {"A": "1\n"}, "npu_env_extra: npu_env_extra.A: '1\\n' contains a newline"),
+    ("npu_env_extra", {"UID": "1"}, "npu_env_extra: UID is a variable the shell sets or reads itself"),
+    ("npu_env_extra", {"_": "1"}, "npu_env_extra: _ is a variable the shell sets or reads itself"),
+    ("ssh_trust_user", "trainer\n", "ssh_trust_user: 'trainer\\n' contains a newline"),
+    ("ansible_user", "trainer\n", "ansible_user: 'trainer\\n' contains a newline"),
+    ("firewall_allowed_sources", ["10.0.0.0/24", "10.0.0.1\n"],
+     "firewall_allowed_sources[1]: '10.0.0.1\\n' contains a newline"),
+    ("openmpi_configure_flags", ["--enable-x\x1b"], "openmpi_configure_flags[0]: '--enable-x\\x1b' contains an escape"),
+    ("openmpi_source_file", "/srv/openmpi.tar.bz2\r",
+     "openmpi_source_file: '/srv/openmpi.tar.bz2\\r' contains a carriage return"),
+])
+def test_values_that_reach_scripts(variable, value, expected):
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h[variable] = value
+    errors = inventory_errors(groups, hostvars)
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("n1, n2: ") and expected in errors[0], errors
+
+
+@pytest.mark.parametrize("variable, value", [
+    ("launch_python", "python3"), ("launch_python", "/opt/ml/bin/python3.11"), ("launch_python", "python3.11"),
+    ("openmpi_prefix", "/usr/local/openmpi-4.1.4"), ("npu_env_install_path", "/usr/local/Ascend"),
+    ("render_user_home", "/home/trainer"), ("render_iface", "eth0"), ("render_iface", "enp3s0f0.100"),
+    ("npu_env_hccl_socket_ifname", "^=eth0,eth1"), ("npu_env_hccl_socket_ifname", ""),
+    ("npu_env_nccl_socket_ifname", "en5"), ("npu_env_hccl_if_ip", "10.0.0.1"), ("npu_env_extra", {"A_1": "x y $z"}),
+    ("ansible_user", "trainer"),
+])
+def test_good_values_pass(variable, value):
+    groups, hostvars = good_inventory()
+    hostvars["n1"][variable] = value
+    assert inventory_errors(groups, hostvars) == []
+
+
+@pytest.mark.parametrize("name", ["n1\n", "n1 x", "n1;id", "$(id)", "-n1", "n\x001"])
+def test_inventory_names_are_checked(name):
+    groups, hostvars = good_inventory()
+    groups.update(cluster=["n2", name], npu_nodes=["n2", name], cluster_master=["n2"])
+    hostvars[name] = dict(hostvars.pop("n1"))
+    errors = inventory_errors(groups, hostvars)
+    shown = repr(name) if any(c < " " for c in name) else name
+    assert any(e.startswith(shown + ": inventory name: ") and repr(name) in e for e in errors), errors
+
+
+def test_control_text_names_the_character():
+    assert control_text("abc") is None and control_text(5) is None
+    assert control_text("a\nb").startswith("contains a newline (\\n) at offset 1")
+    assert "\\x01" in control_text("a\x01") and "DEL" in control_text("\x7f")
+
+
+def test_long_values_are_shown_briefly():
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h["cluster_user"] = "x" * 4096 + "\n"
+    (error,) = [e for e in inventory_errors(groups, hostvars) if e.startswith("n1:")]
+    assert len(error) < 300 and "(4097 long)" in error

@@ -38,7 +38,7 @@ def run_stop(tmp_path, base, *args):
     hosts = "".join(f"        {host}:\n          ansible_connection: local\n          ansible_user: {user}\n"
                     f"          ansible_python_interpreter: {sys.executable}\n" for host in ("node1", "node2"))
     (tmp_path / "hosts.yml").write_text(
-        f"all:\n  vars:\n    cluster_user: {user}\n  children:\n    cluster:\n      hosts:\n{hosts}"
+        f"all:\n  vars:\n    cluster_user: {user}\n    cluster_allow_root: {str(user == 'root').lower()}\n  children:\n    cluster:\n      hosts:\n{hosts}"
         "    cluster_master:\n      hosts:\n        node1:\n")
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"), ANSIBLE_REMOTE_TEMP=str(tmp_path / "rtmp"))
