@@ -328,6 +328,13 @@ def _check_script(job, where, project_dir, errors):
     if not isinstance(script, str) or not script:
         errors.append(f"{where}: job_script: required: the training script (or program) to run")
         return None, code_dir
+    project = os.path.realpath(project_dir)
+    if code_dir and not CONTROL_CHARACTER.search(code_dir) and (os.path.realpath(code_dir) == "/"
+                     or project == os.path.realpath(code_dir)
+                     or project.startswith(os.path.realpath(code_dir).rstrip("/") + "/")):
+        errors.append(f"{where}: job_code_dir: {code_dir} resolves to {os.path.realpath(code_dir)}, the root or "
+                      f"a directory holding the project; give the directory of the training code")
+        return script, ""
     if code_dir:
         if not os.path.isdir(code_dir):
             errors.append(f"{where}: job_code_dir: {code_dir} is not a directory on the controller")
