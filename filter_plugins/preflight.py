@@ -61,7 +61,7 @@ def cluster_inventory_problems(groups, hostvars, roles_dir=ROLES):
     for host in groups.get("all", []):
         host_vars = hostvars[host]
         names = [name for name in host_vars.keys()
-                 if name in inventory_checks.CHECKED_VARS or name in specs
+                 if name in inventory_checks.CHECKED_VARS or name in specs or name in inventory_checks.RENAMED
                  or name.startswith(inventory_checks.TYPO_PREFIXES)]
         # Without ansible_host the checks take the inventory name as the address.
         plain_hostvars[host] = _plain_vars(host, host_vars, names, errors)

@@ -66,8 +66,8 @@ VALUE_RULES = {
     "npu_env_extra": ("env", "a mapping of environment variable names"),
 }
 # Paths on the nodes (they reach scripts and command lines): absolute, safe characters, no '..'.
-for _name in ("openmpi_prefix", "openmpi_build_dir", "openmpi_link_dir", "openmpi_ring_dir", "npu_env_path",
-              "npu_env_gpu_path", "npu_env_install_path", "npu_network_hccn_tool", "npu_network_hccn_conf",
+for _name in ("openmpi_prefix", "openmpi_build_dir", "openmpi_link_dir", "openmpi_ring_dir", "cluster_env_npu_path",
+              "cluster_env_gpu_path", "npu_env_install_path", "cluster_hccn_tool", "npu_network_hccn_conf",
               "npu_network_rank_table_path", "ssh_trust_user_shell"):
     VALUE_RULES[_name] = ("node_path", "an absolute path of letters, digits and / . _ - + without '..'")
 # Every host variable the checks read (filters pass these, plus each role setting of the specs).
@@ -77,6 +77,14 @@ CHECKED_VARS = ("ansible_host", "ansible_port", "npu_device_count", "npu_model",
 OWN_CONTROL_CHECK = ("ansible_host", "cluster_user", "cluster_network_cidr") + tuple(VALUE_RULES)
 # Role settings whose unknown names are reported as typos (npu_network_* is checked by its role).
 TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_")
+# Settings that moved to role cluster, the one home of values several roles read.
+RENAMED = {"npu_env_path": "cluster_env_npu_path", "npu_env_gpu_path": "cluster_env_gpu_path",
+           "npu_network_hccn_tool": "cluster_hccn_tool"}
+# Roles whose settings come with each run (-e, job files) and which check them themselves: their
+# specs convert "8118" to a number, which an inventory-wide type check would refuse.
+RUN_ROLES = ("job", "doctor")
+# Inventory-wide variables with checks of their own (check_cluster_user, check_network).
+OWN_CHECKED = ("cluster_user", "cluster_allow_root", "cluster_network_cidr")
 # Argument spec types -> the YAML values they accept (no conversion: "8" is not a number).
 SPEC_TYPES = {
     "bool": ("true or false", lambda v: isinstance(v, bool)),
@@ -429,6 +437,12 @@ def check_settings(hostvars, hosts, specs):
         for name in sorted(hvars):
             value = hvars[name]
             spec = specs.get(name)
+            if name in RENAMED:
+                found.setdefault((name, f"renamed to {RENAMED[name]} (role cluster): set that "
+                                        f"instead"), []).append(host)
+                continue
+            if name in OWN_CHECKED or (spec or {}).get("role") in RUN_ROLES:
+                continue
             if spec is None:
                 if name.startswith(TYPO_PREFIXES):
                     close = difflib.get_close_matches(name, list(specs), n=1)

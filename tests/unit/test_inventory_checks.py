@@ -133,6 +133,23 @@ def test_good_role_settings_and_nulls_pass():
     assert inventory_errors(groups, hostvars, SPECS) == []
 
 
+def test_renamed_setting_names_its_new_name():
+    groups, hostvars = good_inventory()
+    for host in ("n1", "n2"):
+        hostvars[host]["npu_network_hccn_tool"] = "/opt/hccn_tool"
+    assert inventory_errors(groups, hostvars, SPECS) == [
+        "n1, n2: npu_network_hccn_tool: renamed to cluster_hccn_tool (role cluster): set that instead"]
+
+
+def test_per_run_role_settings_are_left_to_their_role():
+    # -e job_port=8118 arrives as a string; role job converts and checks it itself.
+    groups, hostvars = good_inventory()
+    hostvars["n1"].update(job_port="8118", doctor_import_timeout="60")
+    specs = dict(SPECS, job_port={"type": "int", "role": "job"},
+                 doctor_import_timeout={"type": "int", "role": "doctor"})
+    assert inventory_errors(groups, hostvars, specs) == []
+
+
 def test_setting_wrong_on_one_host_names_that_host():
     groups, hostvars = good_inventory()
     hostvars["n2"]["openmpi_verify"] = "no"
@@ -234,7 +251,7 @@ def test_cluster_network_cidr_is_matched_whole(value, expected):
     ("openmpi_prefix", "/opt/o=x", "is not an absolute path"),
     ("launch_python", "/opt/py:thon", "is not a command name"),
     ("npu_env_install_path", "/usr/local/Ascend\x00", "npu_env_install_path: '/usr/local/Ascend\\x00' contains NUL"),
-    ("npu_env_path", "/etc/env npu.sh", "npu_env_path: '/etc/env npu.sh' is not an absolute path"),
+    ("cluster_env_npu_path", "/etc/env npu.sh", "cluster_env_npu_path: '/etc/env npu.sh' is not an absolute path"),
     ("render_user_home", "/home/trainer\n", "render_user_home: '/home/trainer\\n' contains a newline"),
     ("render_iface", "eth0\n", "render_iface: 'eth0\\n' contains a newline"),
     ("render_iface", "eth0;id", "render_iface: 'eth0;id' is not an interface name"),

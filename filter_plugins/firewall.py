@@ -1,0 +1,31 @@
+"""Filters of the firewall role's settings check (logic: module_utils/firewall_settings.py).
+
+    problems: "{{ settings | firewall_settings_errors(inventory_hostname) }}"
+"""
+
+import os
+import sys
+
+MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
+if MODULE_UTILS not in sys.path:
+    sys.path.insert(0, MODULE_UTILS)
+
+import firewall_settings  # noqa: E402  (found through the sys.path entry above)
+
+
+def _plain(value):
+    """Ansible's lazy containers as plain dicts and lists."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def firewall_settings_errors(settings, host="controller"):
+    return firewall_settings.settings_errors(_plain(settings), host)
+
+
+class FilterModule:
+    def filters(self):
+        return {"firewall_settings_errors": firewall_settings_errors}
