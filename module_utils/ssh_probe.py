@@ -1,6 +1,6 @@
 """Batch-mode SSH checks between cluster nodes, through the OpenSSH client.
 
-Plain stdlib functions (see docs/CONVENTIONS.md); the ssh_mesh_check module is a thin
+Plain stdlib functions (see docs/architecture.md); the ssh_mesh_check module is a thin
 wrapper around normalize_peers and check_peers.
 
 Host keys are always checked strictly: the check must fail exactly where mpirun's

@@ -1,6 +1,6 @@
 """TCP probes for cluster launch checks: can a port be reached, is a port free to bind.
 
-Plain stdlib functions (see docs/CONVENTIONS.md); the tcp_port_check module is a thin
+Plain stdlib functions (see docs/architecture.md); the tcp_port_check module is a thin
 wrapper around probe_connect and probe_bind.
 """
 
