@@ -395,9 +395,11 @@ LAYOUTS = {"ascend-toolkit": ("ascend-toolkit/set_env.sh", "ascend-toolkit/lates
 
 
 def _role_template(name, overrides, tmp_path, label):
-    """Render a template of role npu_env with Ansible's filters; the file path."""
-    with open(os.path.join(ROOT, "roles", "npu_env", "defaults", "main.yml"), encoding="utf-8") as handle:
-        context = yaml.safe_load(handle)
+    """Render a template of role npu_env with Ansible's filters (and the cluster defaults it reads); the file path."""
+    context = {}
+    for role in ("cluster", "npu_env"):
+        with open(os.path.join(ROOT, "roles", role, "defaults", "main.yml"), encoding="utf-8") as handle:
+            context.update(yaml.safe_load(handle))
     context.update({"inventory_hostname": "n2", "npu_env_hccl_if_ip": "127.0.0.32", "__npu_env_host_ip": "127.0.0.32",
                     "__npu_env_has_driver_libs": True, "__npu_env_msnpureport": "/usr/local/Ascend/msnpureport",
                     "npu_device_count": 8})
