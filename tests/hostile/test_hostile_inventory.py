@@ -52,8 +52,8 @@ PER_HOST = {"ansible_host": ["127.0.0.32", "node2", "node-2.example.com"], "rend
 CLUSTER = {"cluster_user": ["trainer", "ml_user"], "cluster_network_cidr": ["127.0.0.0/24", "127.0.0.0/8"],
            "launch_python": ["python3", "/opt/ml/bin/python3"], "openmpi_prefix": ["/usr/local/openmpi-4.1.4"],
            "ansible_user": ["trainer"]}
-NPU_ENV = {"npu_env_install_path": ["/usr/local/Ascend"], "npu_env_path": ["/etc/cluster-suite/env_npu.sh"],
-           "npu_env_gpu_path": ["/etc/cluster-suite/env_gpu.sh"], "npu_env_hccl_socket_ifname": ["eth0", "^=eth0,eth1"],
+NPU_ENV = {"npu_env_install_path": ["/usr/local/Ascend"], "cluster_env_npu_path": ["/etc/cluster-suite/env_npu.sh"],
+           "cluster_env_gpu_path": ["/etc/cluster-suite/env_gpu.sh"], "npu_env_hccl_socket_ifname": ["eth0", "^=eth0,eth1"],
            "npu_env_nccl_socket_ifname": ["en5", "=eth1"], "npu_env_hccl_if_ip": ["127.0.0.32"],
            "npu_env_extra(name)": ["A_1", "HOSTILE"], "npu_env_extra(value)": ["v", "a b"]}
 FIELDS = dict(PER_HOST, **CLUSTER, **NPU_ENV)
