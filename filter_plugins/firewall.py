@@ -1,16 +1,9 @@
-"""Filters of the firewall role's settings check (logic: module_utils/firewall_settings.py).
+"""Filters of the firewall role's settings check (logic: plugins/plugin_utils/firewall_settings.py).
 
     problems: "{{ settings | firewall_settings_errors(inventory_hostname) }}"
 """
 
-import os
-import sys
-
-MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
-if MODULE_UTILS not in sys.path:
-    sys.path.insert(0, MODULE_UTILS)
-
-import firewall_settings  # noqa: E402  (found through the sys.path entry above)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import firewall_settings
 
 
 def _plain(value):

@@ -1,19 +1,13 @@
-"""Filters of the firewall role's firewalld path (logic: module_utils/firewalld_rules.py).
+"""Filters of the firewall role's firewalld path (logic: plugins/plugin_utils/firewalld_rules.py).
 
     wanted: "{{ port_list | firewalld_wanted_rules(ssh_port, allowed_sources) }}"
     plan: "{{ wanted | firewalld_plan(listing_stdout, record_text, ssh_port) }}"
 """
 
-import os
-import sys
 
 from ansible.errors import AnsibleFilterError
 
-MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
-if MODULE_UTILS not in sys.path:
-    sys.path.insert(0, MODULE_UTILS)
-
-import firewalld_rules  # noqa: E402  (found through the sys.path entry above)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import firewalld_rules
 
 
 def _plain(value):

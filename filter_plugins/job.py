@@ -1,4 +1,4 @@
-"""Filters over the job description (logic: module_utils/job_spec.py).
+"""Filters over the job description (logic: plugins/plugin_utils/job_spec.py).
 
     plan: "{{ job_vars | job_plan(groups, hostvars, project_dir, launch_python) }}"
     problems: "{{ job_vars | job_plan_errors(groups, hostvars, project_dir, launch_python) }}"
@@ -10,17 +10,11 @@
     "{{ job_env | job_secret_env_text }}"   secrets.env (the secret job_env values; no_log only)
 """
 
-import os
-import sys
 
 from ansible.errors import AnsibleFilterError
 
-MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
-if MODULE_UTILS not in sys.path:
-    sys.path.insert(0, MODULE_UTILS)
-
-import job_preflight  # noqa: E402  (found through the sys.path entry above)
-import job_spec  # noqa: E402
+from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_preflight
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_spec
 
 
 def _plain(value):

@@ -1,5 +1,5 @@
-"""Filters for NPU device IP plans and HCCL rank tables (logic: module_utils/device_plan.py
-and module_utils/rank_table.py).
+"""Filters for NPU device IP plans and HCCL rank tables (logic: plugins/plugin_utils/device_plan.py
+and plugins/plugin_utils/rank_table.py).
 
     npu_plan: "{{ groups['npu_nodes'] | npu_device_plan(hostvars) }}"
     npu_plan_problems: "{{ npu_plan | npu_plan_errors(hostvars) }}"
@@ -8,17 +8,11 @@ and module_utils/rank_table.py).
     targets: "{{ npu_plan | npu_detect_targets(npu_model, inventory_hostname) }}"
 """
 
-import os
-import sys
 
 from ansible.errors import AnsibleFilterError
 
-MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
-if MODULE_UTILS not in sys.path:
-    sys.path.insert(0, MODULE_UTILS)
-
-import device_plan  # noqa: E402  (found through the sys.path entry above)
-import rank_table  # noqa: E402
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import device_plan
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import rank_table
 
 
 def npu_device_plan(hosts, hostvars):

@@ -1,4 +1,4 @@
-"""Filters of the openmpi role (logic: module_utils/openmpi_build.py).
+"""Filters of the openmpi role (logic: plugins/plugin_utils/openmpi_build.py).
 
     problems: "{{ settings | openmpi_settings_errors(inventory_hostname) }}"
     key: "{{ ansible_facts | openmpi_build_key(version, flags, sha256, prefix) }}"
@@ -10,16 +10,10 @@
     problems: "{{ stat_results | openmpi_private_dir_errors(owner, variable, inventory_hostname) }}"
 """
 
-import os
-import sys
 
 from ansible.errors import AnsibleFilterError
 
-MODULE_UTILS = os.path.join(os.path.dirname(__file__), "..", "module_utils")
-if MODULE_UTILS not in sys.path:
-    sys.path.insert(0, MODULE_UTILS)
-
-import openmpi_build  # noqa: E402  (found through the sys.path entry above)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import openmpi_build
 
 
 def _plain(value):

@@ -1,4 +1,4 @@
-"""Filters of the preflight validation (playbooks/validate.yml) over module_utils/inventory_checks.py.
+"""Filters of the preflight validation (playbooks/validate.yml) over plugins/plugin_utils/inventory_checks.py.
 
     problems: "{{ groups | cluster_inventory_problems(hostvars) }}"
 
@@ -10,15 +10,13 @@ match their format as a whole, and no string may hold a control character (inven
 """
 import glob
 import os
-import sys
 
 import yaml
 from ansible.errors import AnsibleFilterError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "module_utils"))
 
-import inventory_checks  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import inventory_checks
 
 ROLES = os.path.join(HERE, "..", "roles")
 

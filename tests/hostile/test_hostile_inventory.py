@@ -1,7 +1,7 @@
 """The hostile-input corpus against the inventory values that reach a script or a command.
 
 For every such value (the training user, addresses, networks, interface names, paths, programs,
-environment names and values) at least 500 values go through module_utils/inventory_checks
+environment names and values) at least 500 values go through plugins/plugin_utils/inventory_checks
 (with the roles' argument specs, as filter_plugins/preflight.py runs it in playbooks/validate.yml)
 in this process. Each value must be either refused, with a message naming the host and the
 variable (no raw control character, no exception), or accepted and then:

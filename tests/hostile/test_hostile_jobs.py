@@ -1,7 +1,7 @@
 """The hostile-input corpus against every job_* string and list field.
 
 For every field at least 500 values (hostile_corpus.generate: hand-written plus generated) go through the
-same check the playbooks use (filter_plugins/job.py's job_plan_errors over module_utils/job_spec)
+same check the playbooks use (filter_plugins/job.py's job_plan_errors over plugins/plugin_utils/job_spec)
 in this process. Each value must be either
 
 - refused, with a message naming the variable and no raw control character (no other exception:

@@ -1,4 +1,4 @@
-"""Tests for module_utils/device_plan.py and the npu_plan filter plugin."""
+"""Tests for plugins/plugin_utils/device_plan.py and the npu_plan filter plugin."""
 
 import copy
 

@@ -1,5 +1,5 @@
 """firewalld converges like ufw: the firewall role removes the rules it added and no longer wants,
-never an administrator's rule, never SSH (module_utils/firewalld_rules.py)."""
+never an administrator's rule, never SSH (plugins/plugin_utils/firewalld_rules.py)."""
 import importlib.util
 import json
 import pathlib

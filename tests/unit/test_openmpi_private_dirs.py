@@ -1,5 +1,5 @@
 """Root never builds, and the training user never runs the ring, where another local user could
-have put something first: openmpi_build_dir and openmpi_ring_dir (module_utils/openmpi_build.py)."""
+have put something first: openmpi_build_dir and openmpi_ring_dir (plugins/plugin_utils/openmpi_build.py)."""
 import pytest
 
 from openmpi_build import path_chain, private_dir_errors, private_path_errors, settings_errors

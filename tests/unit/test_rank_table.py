@@ -1,4 +1,4 @@
-"""Tests for module_utils/rank_table.py."""
+"""Tests for plugins/plugin_utils/rank_table.py."""
 
 import copy
 import json

@@ -31,7 +31,7 @@ IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}", re.ASCII)
 SOCKET_IFNAME = re.compile(r"\^?=?[A-Za-z0-9_.:@-]{1,15}(?:,[A-Za-z0-9_.:@-]{1,15})*", re.ASCII)
 # An absolute path on the nodes that is safe in a shell word even unquoted (templates write
 # some of these unquoted, e.g. the OpenMPI prefix): letters, digits and / . _ - + (the set
-# module_utils/job_spec.py allows for job_python and job_mpirun_prefix, which default to these).
+# plugins/plugin_utils/job_spec.py allows for job_python and job_mpirun_prefix, which default to these).
 NODE_PATH = re.compile(r"/[A-Za-z0-9_.+/-]*", re.ASCII)
 # A program: a bare command name (looked up in PATH on the node) or a NODE_PATH.
 COMMAND = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*|/[A-Za-z0-9_.+/-]*", re.ASCII)
