@@ -7,7 +7,7 @@ DOCUMENTATION = r"""
 module: doctor_probe
 short_description: Read a node's versions, interfaces, /etc/hosts, firewall and NPU state for the doctor
 description:
-  - The node side of C(playbooks/doctor.yml). It only reads; the verdicts (same versions on
+  - The node side of role C(doctor) (C(playbooks/doctor.yml)). It only reads; the verdicts (same versions on
     every node, interfaces present, /etc/hosts consistent, firewall as the inventory expects, the
     device IP plan applied) are made on the controller by C(module_utils/doctor_report.py), which
     sees every node at once.
