@@ -5,17 +5,12 @@ import ipaddress
 import re
 from collections import Counter
 
-from doctor_checks import is_ipv4, join_items, shorten, node_addresses, not_checked_reason
+from doctor_checks import is_ipv4, join_items, node_addresses, not_checked_reason, shorten
 
 _IFNAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
-PORT_HINTS = {
-    "refused": "nothing accepts it from here (connection refused): a firewall rejecting the port, "
-               "or the listener bound to another address",
-    "timeout": "the packets are dropped: a firewall on the master or between the nodes",
-    "no_route": "no route to the master's address from here: check ansible_host and the routes",
-    "unreachable": "the master's network is unreachable from here: check ansible_host and the routes",
-    "unresolved": "the master's name does not resolve here",
-}
+
+
+# --- names and addresses ----------------------------------------------------------------------
 
 
 def check_hostnames(nodes, hosts, results):
@@ -294,6 +289,15 @@ def check_firewall(nodes, hosts, port, results):
 
 
 # --- master port ----------------------------------------------------------------------------
+
+PORT_HINTS = {
+    "refused": "nothing accepts it from here (connection refused): a firewall rejecting the port, "
+               "or the listener bound to another address",
+    "timeout": "the packets are dropped: a firewall on the master or between the nodes",
+    "no_route": "no route to the master's address from here: check ansible_host and the routes",
+    "unreachable": "the master's network is unreachable from here: check ansible_host and the routes",
+    "unresolved": "the master's name does not resolve here",
+}
 
 
 def check_master_port(nodes, hosts, master, port, results):

@@ -1,6 +1,7 @@
 """Doctor checks npu_device_count, npu_device_ips and npu_netdetect on the NPU nodes."""
 
-from doctor_checks import shorten, not_checked_reason
+from doctor_checks import not_checked_reason, shorten
+
 
 def check_npu(nodes, hosts, results):
     npu_hosts = [host for host in hosts if nodes[host].get("expect", {}).get("kind") == "npu"]

@@ -1,7 +1,7 @@
 """Doctor checks ssh_login and ssh_mesh: SSH between every pair of nodes by every name
 (module ssh_mesh_check); a failure is reported on the node that has to be fixed."""
 
-from doctor_checks import join_items, shorten, not_checked_reason
+from doctor_checks import join_items, not_checked_reason, shorten
 
 # ssh_mesh_check statuses: whose side has to be fixed.
 SSH_TARGET_SIDE = ("unreachable", "timeout", "auth_refused", "error")

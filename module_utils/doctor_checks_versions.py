@@ -4,7 +4,8 @@ the odd nodes are named."""
 import re
 from collections import Counter
 
-from doctor_checks import FRAMEWORK_CHECKS, join_items, shorten, not_checked_reason
+from doctor_checks import FRAMEWORK_CHECKS, join_items, not_checked_reason, shorten
+
 
 def _release(version, parts):
     return ".".join(re.split(r"[.+-]", str(version))[:parts])
