@@ -1,23 +1,19 @@
-"""Filters of playbooks/doctor.yml over module_utils/doctor_report.py (the report's logic).
+"""Filters of role doctor over plugins/plugin_utils/doctor_report.py (the report) and doctor_settings.py.
 
     report: "{{ groups['cluster'] | doctor_report(hostvars, {'hosts': ..., 'master': ..., 'master_port': ...}) }}"
     lines: "{{ report | doctor_table }}"
     problems: "{{ settings | doctor_settings_errors(master_host) }}"
 """
-import os
-import sys
-
 from ansible.errors import AnsibleFilterError
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import doctor_report as report_logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import doctor_settings
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "module_utils"))
-
-import doctor_report as report_logic  # noqa: E402  pylint: disable=wrong-import-position
-
-NODE_VARS = ("doctor_expect", "doctor_ping", "doctor_listener", "doctor_error") + tuple(report_logic.REGISTERED.values())
+NODE_VARS = ("_doctor_expect", "_doctor_ping", "_doctor_listener", "_doctor_error") + tuple(
+    report_logic.REGISTERED.values())
 
 
 def doctor_report(hosts, hostvars, settings):
-    """The doctor's report (see module_utils/doctor_report.py build_report)."""
+    """The doctor's report (see plugins/plugin_utils/doctor_report.py build_report)."""
     nodes = {}
     for host in hosts:
         host_vars = hostvars[host]
@@ -35,7 +31,7 @@ def doctor_table(report, max_columns=8):
 
 def doctor_settings_errors(settings, host="controller"):
     """Problems of the doctor_* settings, each naming the host and the variable."""
-    return report_logic.settings_errors(dict(settings), host)
+    return doctor_settings.settings_errors(dict(settings), host)
 
 
 class FilterModule:

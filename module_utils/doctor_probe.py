@@ -1,10 +1,10 @@
 """What the preflight doctor reads on one node: parsers and collectors, no verdicts.
 
-Plain stdlib functions (see docs/CONVENTIONS.md); library/doctor_probe.py is the thin module
+Plain stdlib functions (see docs/architecture.md); library/doctor_probe.py is the thin module
 around them. Every collector takes its I/O as arguments (``run`` for commands, ``read`` for
 files, ``which`` for PATH look-ups) so the unit tests drive them with fakes. A collector never
 raises for what the node lacks: a missing tool, file or package is data (``absent`` or
-``error``), judged on the controller by module_utils/doctor_report.py.
+``error``), judged on the controller by plugins/plugin_utils/doctor_report.py.
 """
 
 import json

@@ -1,6 +1,6 @@
-"""The doctor's temporary listener (playbooks/files/doctor_listener.py) stops only itself: its
+"""The doctor's temporary listener (roles/doctor/files/doctor_listener.py) stops only itself: its
 pidfile lives in a private directory, and `stop` signals a PID only when /proc shows it is the
-listener of the same port and run. Run as doctor.yml runs it: python3 -c "<file>" ARGS."""
+listener of the same port and run. Run as role doctor runs it: python3 -c "<file>" ARGS."""
 import os
 import pathlib
 import socket
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-CODE = (pathlib.Path(__file__).parents[2] / "playbooks" / "files" / "doctor_listener.py").read_text()
+CODE = (pathlib.Path(__file__).parents[2] / "roles" / "doctor" / "files" / "doctor_listener.py").read_text()
 
 
 @pytest.fixture

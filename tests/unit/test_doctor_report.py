@@ -1,10 +1,14 @@
-"""module_utils/doctor_report.py: one entry per check per node, failures on the node to fix."""
+"""plugins/plugin_utils/doctor_report.py and its check families: one entry per check per node, failures on the
+node to fix."""
 import copy
 import json
 
 import pytest
 
+import doctor_checks_network
+import doctor_checks_versions
 import doctor_report as dr
+import doctor_settings
 
 HOSTS = ["node1", "node2", "node3"]
 ADDR = {"node1": "10.0.0.1", "node2": "10.0.0.2", "node3": "10.0.0.3"}
@@ -260,7 +264,7 @@ def test_openmpi_odd_node_named_by_the_majority_without_expected_version():
 
 
 def test_tie_goes_to_the_master():
-    verdicts = dr.compare_versions("torch", {"a": {"version": "1"}, "b": {"version": "2"}}, ["a", "b"], master="b")
+    verdicts = doctor_checks_versions.compare_versions("torch", {"a": {"version": "1"}, "b": {"version": "2"}}, ["a", "b"], master="b")
     assert verdicts["a"][0] == "fail" and verdicts["b"][0] == "ok"
     assert "2 on b" in verdicts["a"][1]
 
@@ -336,10 +340,10 @@ def test_open_ports_mode_needs_the_master_port_allowed():
 
 
 def test_port_allowed_ranges():
-    assert dr._port_allowed(["46000:46099/tcp ALLOW Anywhere"], 46010)
-    assert not dr._port_allowed(["8118/udp ALLOW Anywhere"], 8118)
-    assert not dr._port_allowed(["8118/tcp DENY Anywhere"], 8118)
-    assert dr._firewalld_allows(["60000-60015/tcp"], 60001)
+    assert doctor_checks_network._port_allowed(["46000:46099/tcp ALLOW Anywhere"], 46010)
+    assert not doctor_checks_network._port_allowed(["8118/udp ALLOW Anywhere"], 8118)
+    assert not doctor_checks_network._port_allowed(["8118/tcp DENY Anywhere"], 8118)
+    assert doctor_checks_network._firewalld_allows(["60000-60015/tcp"], 60001)
 
 
 @pytest.mark.parametrize("variable, value, interfaces, problem", [
@@ -355,7 +359,7 @@ def test_port_allowed_ranges():
     ("doctor_interfaces", "bad name!", ["eth0"], "is not an interface name"),
 ])
 def test_interface_settings(variable, value, interfaces, problem):
-    found = dr.interface_problems(variable, value, {name: {"ipv4": ["10.0.0.1/24"]} for name in interfaces})
+    found = doctor_checks_network.interface_problems(variable, value, {name: {"ipv4": ["10.0.0.1/24"]} for name in interfaces})
     if problem is None:
         assert found == []
     else:
@@ -417,18 +421,18 @@ def test_cpu_nodes_get_no_npu_checks():
 
 
 def test_node_from_vars():
-    unreachable = dr.node_from_vars({"doctor_expect": {"ansible_host": "x"}, "doctor_ping": {
+    unreachable = dr.node_from_vars({"_doctor_expect": {"ansible_host": "x"}, "_doctor_ping": {
         "unreachable": True, "msg": "Task failed: Failed to connect to the host via ssh: mux_client: Broken pipe "
                                     "ssh: connect to host 10.0.0.2 port 22: Connection refused"}})
     assert unreachable["reached"] is False
     assert unreachable["unreachable"] == "ssh: connect to host 10.0.0.2 port 22: Connection refused"
-    node = dr.node_from_vars({"doctor_ping": {"started": 1}, "doctor_netdetect_result": {"skipped": True},
-                              "doctor_system": {"hostname": "n"}, "doctor_error": None})
+    node = dr.node_from_vars({"_doctor_ping": {"started": 1}, "npu_network_netdetect_result": {"skipped": True},
+                              "_doctor_system": {"hostname": "n"}, "_doctor_error": None})
     assert node["reached"] and node["netdetect"] is None and node["system"] == {"hostname": "n"}
     assert node["port_bind"] is None
-    master = dr.node_from_vars({"doctor_ping": {"started": 1}, "doctor_system": {"port_bind": {"free": True}}})
+    master = dr.node_from_vars({"_doctor_ping": {"started": 1}, "_doctor_system": {"port_bind": {"free": True}}})
     assert master["port_bind"] == {"free": True}
-    failed = dr.node_from_vars({"doctor_ping": {"failed": True, "msg": "sudo: unknown user"}, "doctor_error": "x"})
+    failed = dr.node_from_vars({"_doctor_ping": {"failed": True, "msg": "sudo: unknown user"}, "_doctor_error": "x"})
     assert failed["reached"] and failed["error"] == "x"
     assert dr.node_from_vars({})["reached"] is False
 
@@ -473,15 +477,15 @@ def test_settings_errors(change, fragment):
     settings = {"doctor_master_port": 8118, "doctor_report_path": "logs/doctor/report.json",
                 "doctor_frameworks": ["torch"], "doctor_netdetect": True, "doctor_interfaces": [],
                 "names": ["doctor_master_port"]}
-    assert dr.settings_errors(settings, "node1") == []
+    assert doctor_settings.settings_errors(settings, "node1") == []
     settings.update(change)
-    errors = dr.settings_errors(settings, "node1")
+    errors = doctor_settings.settings_errors(settings, "node1")
     assert len(errors) == 1 and fragment in errors[0], errors
 
 
 def test_digits_from_the_command_line_count_as_numbers():
     settings = {"doctor_master_port": "29500", "doctor_report_path": "r.json", "doctor_ssh_timeout": "5"}
-    assert dr.settings_errors(settings, "node1") == []
+    assert doctor_settings.settings_errors(settings, "node1") == []
 
 
 def test_build_report_does_not_change_its_input():

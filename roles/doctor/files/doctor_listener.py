@@ -1,4 +1,4 @@
-# doctor_listener.py: the temporary listener of playbooks/doctor.yml's master port check, run by
+# doctor_listener.py: the temporary listener of role doctor's master port check, run by
 # the training user as `python3 -c "<this file>" ARGS`:
 #   listen PORT RUN_ID SECONDS  accept every connection on PORT, wait for the peer to close first
 #                               (so that no TIME_WAIT socket makes the port look busy), exit after
