@@ -77,9 +77,13 @@ CHECKED_VARS = ("ansible_host", "ansible_port", "npu_device_count", "npu_model",
 OWN_CONTROL_CHECK = ("ansible_host", "cluster_user", "cluster_network_cidr") + tuple(VALUE_RULES)
 # Role settings whose unknown names are reported as typos (npu_network_* is checked by its role).
 TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_")
-# Settings that moved to role cluster, the one home of values several roles read.
-RENAMED = {"npu_env_path": "cluster_env_npu_path", "npu_env_gpu_path": "cluster_env_gpu_path",
-           "npu_network_hccn_tool": "cluster_hccn_tool"}
+# Settings that were renamed: old name -> (new name, its role). Values several roles read moved
+# to role cluster; the NPU connectivity test's settings became role npu_network's.
+RENAMED = {"npu_env_path": ("cluster_env_npu_path", "cluster"),
+           "npu_env_gpu_path": ("cluster_env_gpu_path", "cluster"),
+           "npu_network_hccn_tool": ("cluster_hccn_tool", "cluster"),
+           **{f"npu_netdetect_{name}": (f"npu_network_netdetect_{name}", "npu_network")
+              for name in ("fail", "timeout", "delay", "interval", "hccn_tool")}}
 # Roles whose settings come with each run (-e, job files) and which check them themselves: their
 # specs convert "8118" to a number, which an inventory-wide type check would refuse.
 RUN_ROLES = ("job", "doctor")
@@ -438,8 +442,9 @@ def check_settings(hostvars, hosts, specs):
             value = hvars[name]
             spec = specs.get(name)
             if name in RENAMED:
-                found.setdefault((name, f"renamed to {RENAMED[name]} (role cluster): set that "
-                                        f"instead"), []).append(host)
+                new_name, role = RENAMED[name]
+                found.setdefault((name, f"renamed to {new_name} (role {role}): set that instead"),
+                                 []).append(host)
                 continue
             if name in OWN_CHECKED or (spec or {}).get("role") in RUN_ROLES:
                 continue

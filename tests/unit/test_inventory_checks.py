@@ -141,6 +141,13 @@ def test_renamed_setting_names_its_new_name():
         "n1, n2: npu_network_hccn_tool: renamed to cluster_hccn_tool (role cluster): set that instead"]
 
 
+def test_connectivity_test_settings_name_their_new_role():
+    groups, hostvars = good_inventory()
+    hostvars["n2"]["npu_netdetect_timeout"] = 60
+    assert inventory_errors(groups, hostvars, SPECS) == [
+        "n2: npu_netdetect_timeout: renamed to npu_network_netdetect_timeout (role npu_network): set that instead"]
+
+
 def test_per_run_role_settings_are_left_to_their_role():
     # -e job_port=8118 arrives as a string; role job converts and checks it itself.
     groups, hostvars = good_inventory()
