@@ -58,8 +58,11 @@ def cluster_inventory_problems(groups, hostvars, roles_dir=ROLES):
     errors, plain_hostvars = [], {}
     for host in groups.get("all", []):
         host_vars = hostvars[host]
+        # The settings of roles job and doctor come with each run (-e) and are checked by those
+        # roles, with their own messages: not read here.
         names = [name for name in host_vars.keys()
-                 if name in inventory_checks.CHECKED_VARS or name in specs or name in inventory_checks.RENAMED
+                 if name in inventory_checks.CHECKED_VARS or name in inventory_checks.RENAMED
+                 or (name in specs and specs[name]["role"] not in inventory_checks.RUN_ROLES)
                  or name.startswith(inventory_checks.TYPO_PREFIXES)]
         # Without ansible_host the checks take the inventory name as the address.
         plain_hostvars[host] = _plain_vars(host, host_vars, names, errors)

@@ -28,7 +28,7 @@ PLAYBOOK = "playbooks/launch.yml"
 SITE = "site.yml"
 JOBS = {"torchrun": "bench/jobs/fanout_torchrun.yml", "mpirun": "bench/jobs/fanout_mpirun.yml"}
 MAIN = "torchrun"
-# The tasks of playbooks/tasks/job_start.yml that start a launcher (the master's, the others').
+# The tasks of roles/job/tasks/start.yml that start a launcher (the master's, the others').
 START_TASKS = ("Start the master's launcher", "Start the other nodes' launchers")
 LOGS_ROOT = os.path.join(harness.ROOT, "logs")
 AIM_LIMIT = 1.5

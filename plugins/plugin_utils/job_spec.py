@@ -89,8 +89,8 @@ DEFAULTS = {
     "job_torch_backend": "auto",
     "job_torch_max_restarts": 0,
 }
-# Options of a run rather than of the job (read by the playbooks themselves).
-RUN_OPTIONS = ("job_wait", "job_stop_grace")
+# Options of a run rather than of the job (read by role job's tasks themselves).
+RUN_OPTIONS = ("job_wait", "job_stop_grace", "job_render_only", "job_render_dir")
 # Variables that only stop/logs need (the rest may be absent there).
 CONTROL_VARIABLES = ("job_name", "job_hosts", "job_base_dir", "job_log_dir", "job_master")
 

@@ -34,7 +34,7 @@ def test_echo_reports_argv_and_env_byte_exact(tmp_path):
     job, expected = sample_job.sample(count=30, seed=3)
     env = dict(expected["env"], PATH=os.environ.get("PATH", "/usr/bin:/bin"), CS_LOG_DIR=str(tmp_path), RANK="4",
                CS_HOST="n1")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "templates", "job", "cs_rank.py"),
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "roles", "job", "files", "cs_rank.py"),
                            os.path.join(ROOT, sample_job.CODE_DIR, "echo.py")] + job["job_args"],
                           env=env, capture_output=True, text=True, check=True, timeout=60)
     record = json.loads(proc.stdout.strip().splitlines()[-1])

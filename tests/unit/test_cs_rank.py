@@ -1,4 +1,4 @@
-"""Tests for templates/job/cs_rank.py, the rank wrapper every launcher starts."""
+"""Tests for roles/job/files/cs_rank.py, the rank wrapper every launcher starts."""
 
 import json
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-WRAPPER = os.path.join(os.path.dirname(__file__), "..", "..", "templates", "job", "cs_rank.py")
+WRAPPER = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "job", "files", "cs_rank.py")
 
 
 def run(tmp_path, body, env, *args):

@@ -1,4 +1,4 @@
-"""playbooks/tasks/job_gather.yml end to end on this machine (the "node" is localhost over the
+"""roles/job/tasks/gather.yml end to end on this machine (the "node" is localhost over the
 local connection): the job planted links in its log directory, as a job's code can while it runs.
 The node packs them as links (job_workspace), the controller copies none of them, and nothing lands
 outside logs/<job>/<host>/. Crafted archives (a member written through a link) are tested against
@@ -10,22 +10,24 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GATHER = os.path.join(ROOT, "playbooks", "tasks", "job_gather.yml")
 PLAY = """---
 - name: Gather the logs of each node's job
   hosts: node1,node2
   gather_facts: false
   vars:
-    launch_plan: {{name: "{{{{ gather_job }}}}", log_dir: logs}}
-    launch_home: {home}
-    launch_dir: {job}
-    launch_log_dir: {job}/logs
-    launch_logs_root: {logs}
-    launch_become: false
     cluster_user: nobody
+    cluster_become: false
   tasks:
     - name: Gather
-      ansible.builtin.include_tasks: {gather}
+      ansible.builtin.include_role:
+        name: job
+        tasks_from: gather
+      vars:
+        _job_plan: {{name: "{{{{ gather_job }}}}", log_dir: logs}}
+        _job_home: {home}
+        _job_dir: {job}
+        _job_log_dir: {job}/logs
+        _job_logs_root: {logs}
 """
 
 
@@ -56,7 +58,7 @@ def test_gather_writes_nothing_outside_and_plants_no_link(tmp_path):
                                         f"      ansible_python_interpreter: {sys.executable}\n"
                                         f"      gather_job: {name}\n"
                                         for host, name in (("node1", "demo"), ("node2", "planted"))))
-    (tmp_path / "play.yml").write_text(PLAY.format(home=tmp_path / "node", job=job, logs=logs, gather=GATHER))
+    (tmp_path / "play.yml").write_text(PLAY.format(home=tmp_path / "node", job=job, logs=logs))
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"), ANSIBLE_REMOTE_TEMP=str(tmp_path / "rtmp"))
     proc = subprocess.run([ansible_playbook(), "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml")],

@@ -21,6 +21,15 @@ def test_specs_come_from_every_role():
     assert specs["firewall_mode"]["choices"] == ["disabled", "open_ports"]
     assert specs["openmpi_ring_slots"]["role"] == "openmpi"  # entry points other than main too
     assert specs["npu_network_host_start"]["type"] == "int"
+    assert specs["job_port"] == {"type": "int", "elements": None, "choices": None, "role": "job"}
+
+
+def test_job_settings_are_left_to_role_job():
+    # -e job_* values reach every host's hostvars; role job checks them (job_spec), naming the variable.
+    groups = {"all": ["n1"], "cluster": ["n1"], "cpu_nodes": ["n1"], "cluster_master": ["n1"]}
+    hostvars = {"n1": HostVars(ansible_host="127.0.0.21", cluster_user="trainer", job_port="8118",
+                               job_args=["a\nb"], job_render_only="true")}
+    assert preflight.cluster_inventory_problems(groups, hostvars) == []
 
 
 def test_problems_of_a_whole_inventory():
