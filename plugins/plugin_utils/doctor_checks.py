@@ -1,7 +1,6 @@
 """What every check family of the preflight doctor shares: the checks in report order, the
 statuses, the result collector and small text helpers (see doctor_report.py for the whole)."""
 
-import ipaddress
 
 STATUSES = ("ok", "warn", "fail")
 # Every check, in report order. NPU checks apply to npu_nodes, master_port_free to the master.
@@ -40,14 +39,6 @@ class Results:
         if status not in STATUSES:
             raise ValueError("unknown status %r" % (status,))
         self.by_key[(check, node)] = (status, message)
-
-
-def is_ipv4(text):
-    try:
-        ipaddress.IPv4Address(str(text))
-        return True
-    except ValueError:
-        return False
 
 
 def join_items(items, limit=6):

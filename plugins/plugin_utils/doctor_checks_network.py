@@ -5,8 +5,9 @@ import ipaddress
 import re
 from collections import Counter
 
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.netdetect import is_ipv4
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks import (
-    is_ipv4, join_items, node_addresses, not_checked_reason, shorten)
+    join_items, node_addresses, not_checked_reason, shorten)
 
 _IFNAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
 

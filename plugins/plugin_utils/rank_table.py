@@ -15,6 +15,8 @@ Plan devices are the entries of a device plan: {"device": 0, "address": "...", .
 
 from collections.abc import Mapping
 
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.netdetect import is_ipv4
+
 STATUS = "completed"
 VERSION = "1.0"
 DEVICE_FIELDS = ("device_id", "device_ip", "rank_id")
@@ -22,19 +24,6 @@ DEVICE_FIELDS = ("device_id", "device_ip", "rank_id")
 
 class RankTableError(ValueError):
     """Input that cannot be turned into a rank table."""
-
-
-def _is_ipv4(text):
-    """True for dotted IPv4 text: four decimal octets 0..255 without leading zeros."""
-    parts = text.split(".") if isinstance(text, str) else ()
-    return len(parts) == 4 and all(
-        part.isascii()
-        and part.isdigit()
-        and len(part) <= 3
-        and int(part) <= 255
-        and (part == "0" or not part.startswith("0"))
-        for part in parts
-    )
 
 
 def _is_count(text):
@@ -127,7 +116,7 @@ def validate_rank_table(table, plan=None):
         label = f"server {position} ({server_id})"
         if not isinstance(server_id, str):
             problems.append(f"{label}: server_id {server_id!r} must be a string")
-        elif not _is_ipv4(server_id):
+        elif not is_ipv4(server_id):
             problems.append(f"{label}: server_id {server_id} is not the host's IPv4 address")
         elif server_id in server_ids:
             problems.append(f"{label}: server_id {server_id} is also server {server_ids[server_id]}")
@@ -173,7 +162,7 @@ def _check_device(label, entry, next_rank, device_ids, seen, plan_devices, probl
             problems.append(f"{where}: device_id {device_id} is listed twice in this server")
         device_ids.add(device_id)
     if isinstance(device_ip, str):
-        if not _is_ipv4(device_ip):
+        if not is_ipv4(device_ip):
             problems.append(f"{where}: device_ip {device_ip} is not an IPv4 address")
         elif device_ip in seen["device_ip"]:
             problems.append(f"{where}: device_ip {device_ip} is also used by {seen['device_ip'][device_ip]}")
