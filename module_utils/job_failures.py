@@ -9,6 +9,7 @@ import re
 SIGNALS = {1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
            11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
 ENTRY_FIELDS = ("id", "cause", "fix", "source")
+MAX_LINES = 5
 
 # mpirun (help-orterun.txt [orterun:proc-aborted-strsignal], [orterun:non-zero-exit]).
 MPIRUN_SIGNAL = re.compile(r"noticed that process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)")
@@ -172,6 +173,13 @@ def hang_report(activity, timeout, started, now, ranks=()):
     }
 
 
+def _first_line(diagnosis, errors):
+    """The line to show for a failure: the one its known cause matched, else its first error."""
+    if diagnosis and not diagnosis["line"].startswith("exit "):
+        return diagnosis["line"]
+    return (errors or [None])[0]
+
+
 def _log_time(files, clocks):
     """Controller-clock time of the newest write among ``files`` [{host, mtime}], or None."""
     best = None
@@ -219,7 +227,7 @@ def diagnose(summary, logs, catalogue, clocks=None):
             row["controller_time"] = _log_time(files, clocks)
             row["time_from"] = "last log write"
     candidates = [dict(kind="rank", name=f"rank {row['rank']}", host=row["host"], when=row.get("controller_time"),
-                       error=(row["errors"] or [None])[0], diagnosis=row.get("diagnosis"),
+                       error=_first_line(row.get("diagnosis"), row["errors"]), diagnosis=row.get("diagnosis"),
                        exit_text=row.get("exit_text"), rank=row["rank"])
                   for row in summary["ranks"] if row["state"] == "failed"]
     for item in summary.get("schedulers", []):
@@ -231,7 +239,7 @@ def diagnose(summary, logs, catalogue, clocks=None):
         item["errors"] = log["errors"] or ([item["error"]] if item.get("error") else [])
         candidates.append(dict(kind="scheduler", name="scheduler", host=item.get("host"),
                                when=on_controller_clock(item.get("time"), item.get("host"), clocks),
-                               error=(item["errors"] or [None])[0], diagnosis=item["diagnosis"],
+                               error=_first_line(item["diagnosis"], item["errors"]), diagnosis=item["diagnosis"],
                                exit_text=describe_exit(item.get("exit")), rank=None))
     explained = []
     if summary["result"] != "succeeded":
@@ -240,7 +248,8 @@ def diagnose(summary, logs, catalogue, clocks=None):
             hits = explain(catalogue, launchers[host]["text"])
             if status.get("exit") in (0, None) and not hits:
                 continue
-            explained.append({"host": host, "exit": status.get("exit"), "errors": launchers[host]["errors"],
+            errors = list(dict.fromkeys([hit["line"] for hit in hits] + launchers[host]["errors"]))
+            explained.append({"host": host, "exit": status.get("exit"), "errors": errors[:MAX_LINES],
                               "diagnosis": hits[0] if hits else None})
     summary["launcher_diagnosis"] = explained
     if (summary.get("hang") or {}).get("hung"):
@@ -255,7 +264,7 @@ def diagnose(summary, logs, catalogue, clocks=None):
     if first is None and explained:
         launcher = next((item for item in explained if item["diagnosis"]), explained[0])
         first = dict(kind="launcher", name=f"launcher {summary.get('launcher') or ''}".strip(),
-                     host=launcher["host"], when=None, error=(launcher["errors"] or [None])[0],
+                     host=launcher["host"], when=None, error=_first_line(launcher["diagnosis"], launcher["errors"]),
                      diagnosis=launcher["diagnosis"],
                      exit_text=describe_exit(launcher["exit"]) if launcher["exit"] is not None else None,
                      rank=None)
