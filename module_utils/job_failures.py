@@ -49,6 +49,8 @@ def load_catalogue(data):
             problems.append(f"{where}: exit must be a list of exit statuses")
             exits = []
         signature = entry.get("signature")
+        if isinstance(signature, list):
+            signature = "|".join("(?:%s)" % item for item in signature) if signature else None
         pattern = None
         if signature is not None:
             try:
@@ -216,6 +218,7 @@ def diagnose(summary, logs, catalogue, clocks=None):
                 row["host"] = death["host"]
         if row["state"] != "failed":
             continue
+        row["plogs"] = logs.get("plogs", {}).get(row["rank"], [])
         text = "\n".join(item["text"] for item in files)
         hits = explain(catalogue, text, row["exit"])
         row["diagnosis"] = hits[0] if hits else None

@@ -471,6 +471,7 @@ def render(summary):
         lines += [f"    error: {error}" for error in row["errors"]]
         if row.get("diagnosis"):
             lines.append(f"    known cause: {row['diagnosis']['id']}")
+        lines += [f"    CANN log: {path}" for path in row.get("plogs", [])]
     for item in summary.get("schedulers", []):
         if item.get("diagnosis") or item.get("errors"):
             lines.append(f"  scheduler on {item.get('host')}: exit {item.get('exit')}")
@@ -497,12 +498,17 @@ def render(summary):
 def diagnosis_logs(root):
     """What job_failures.diagnose reads: every rank's logs (text, node, mtime) and each node's
     launcher and scheduler log (text and error lines)."""
-    found = {"ranks": {}, "launchers": {}, "schedulers": {}}
-    _statuses, _launchers, _schedulers, logs = scan(root)
+    found = {"ranks": {}, "launchers": {}, "schedulers": {}, "plogs": {}}
+    statuses, _launchers, _schedulers, logs = scan(root)
     for rank, files in logs.items():
         if _is_int(rank):
             found["ranks"][rank] = [{"host": host, "text": _read(path), "mtime": _mtime(path)}
                                     for host, _rel, path in files]
+    # CANN's plog of a rank's process (NPU nodes: ASCEND_PROCESS_LOG_PATH in job.env).
+    for rank, status in statuses.items():
+        for host, rel, path in _plogs(root, status.get("host"), status.get("pid")):
+            found["plogs"].setdefault(rank, []).append(rel)
+            found["ranks"].setdefault(rank, []).append({"host": host, "text": _read(path), "mtime": None})
     if not os.path.isdir(root):
         return found
     for host in sorted(os.listdir(root)):
@@ -521,3 +527,19 @@ def _mtime(path):
         return os.stat(path, follow_symlinks=False).st_mtime
     except OSError:
         return None
+
+
+def _plogs(root, host, pid):
+    """[(host, rel, path)] of the CANN plogs of process ``pid`` in ``<root>/<host>/ascend/``."""
+    base = os.path.join(root, str(host), "ascend")
+    if not _is_int(pid) or not host or "/" in str(host) or os.path.islink(os.path.join(root, str(host))) \
+            or os.path.islink(base) or not os.path.isdir(base):
+        return []
+    found = []
+    for dirpath, dirs, files in os.walk(base):
+        dirs[:] = sorted(name for name in dirs if not os.path.islink(os.path.join(dirpath, name)))
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            if name.startswith(f"plog-{pid}_") and not os.path.islink(path):
+                found.append((host, os.path.relpath(path, root), path))
+    return found

@@ -198,3 +198,17 @@ def test_a_hung_job_is_not_blamed_on_the_ranks_stopped_after(tmp_path):
     summary["hang"] = {"hung": True}
     job_failures.diagnose(summary, job_logs.diagnosis_logs(str(tmp_path)), CATALOGUE)
     assert summary["first_failure"] is None
+
+
+def test_plog_of_a_failed_rank_is_read_and_named(tmp_path):
+    write(tmp_path / "node1" / "worker_0.log", "RuntimeError: hccl init failed\n")
+    write(tmp_path / "node1" / "status" / "rank_0.json",
+          json.dumps({"rank": 0, "host": "node1", "exit": 1, "pid": 4242, "time": 1000.0}))
+    write(tmp_path / "node1" / "ascend" / "debug" / "plog" / "plog-4242_20261124.log",
+          "[ERROR] HCCL(4242,python):2026-11-24 EI0006: Getting socket times out. Reason: x\n")
+    write(tmp_path / "node1" / "ascend" / "debug" / "plog" / "plog-4243_20261124.log", "error cqe\n")
+    summary = summarise(tmp_path, expected={0: "node1"})
+    row = summary["ranks"][0]
+    assert row["plogs"] == ["node1/ascend/debug/plog/plog-4242_20261124.log"]
+    assert row["diagnosis"]["id"] == "hccl_connect_timeout"
+    assert "    CANN log: node1/ascend/debug/plog/plog-4242_20261124.log" in summary["text"]
