@@ -458,7 +458,7 @@ def render(summary):
                      f"{', ' + first['exit_text'] if first.get('exit_text') else ''}: "
                      f"{first['error'] or 'no error line'}")
         lines += explanation_lines(first.get("diagnosis"), "    ")
-    elif summary.get("first_failed_rank") is not None:
+    elif "first_failure" not in summary and summary.get("first_failed_rank") is not None:
         lines.append(f"  first failure: rank {summary['first_failed_rank']} on {summary['first_failed_host']}: "
                      f"{summary['first_error'] or 'no error line'}")
     for row in rows:

@@ -198,6 +198,7 @@ def test_a_hung_job_is_not_blamed_on_the_ranks_stopped_after(tmp_path):
     summary["hang"] = {"hung": True}
     job_failures.diagnose(summary, job_logs.diagnosis_logs(str(tmp_path)), CATALOGUE)
     assert summary["first_failure"] is None
+    assert "first failure" not in job_logs.render(summary)
 
 
 def test_plog_of_a_failed_rank_is_read_and_named(tmp_path):
