@@ -53,6 +53,19 @@ options:
       RV(not_copied) list of the unpack); recorded in the summary.
     type: dict
     default: {}
+  catalogue:
+    description:
+      - The catalogue of known failures (C(roles/job/files/failure_catalogue.yml) read as data,
+        C({failures: [{id, signature, exit, cause, fix, source}]})). With it, every failed rank,
+        scheduler and launcher is matched against it and the summary names the cause and the fix,
+        and the first failure is the one that ended first on the controller's clock.
+    type: dict
+    default: {}
+  clocks:
+    description: Each node's clock offset against the controller, C({host: {offset, uncertainty}})
+      in seconds (node minus controller), to order failures of several nodes on one clock.
+    type: dict
+    default: {}
   archive:
     description: A node's job log directory packed by tar (any compression); unpack it into
       C(<log_root>/<host>/) instead of summarising. Removed after unpacking.
@@ -130,7 +143,8 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.job_logs import UnpackError, summarize, unpack_logs
+from ansible.module_utils.job_failures import CatalogueError, diagnose, hang_lines, load_catalogue
+from ansible.module_utils.job_logs import UnpackError, diagnosis_logs, render, summarize, unpack_logs
 
 
 def unpack(module):
@@ -164,6 +178,8 @@ def main():
             extra=dict(type="dict", default={}),
             dest=dict(type="path"),
             not_copied=dict(type="dict", default={}),
+            catalogue=dict(type="dict", default={}),
+            clocks=dict(type="dict", default={}),
             archive=dict(type="path"),
             host=dict(type="str"),
         ),
@@ -179,6 +195,16 @@ def main():
     summary = summarize(params["log_root"], params["job"], params["launcher"], expected,
                         params["running_hosts"], params["not_copied"])
     summary.update(params["extra"])
+    if params["catalogue"]:
+        try:
+            catalogue = load_catalogue(params["catalogue"])
+        except CatalogueError as exc:
+            module.fail_json(msg="catalogue: %s" % exc)
+        if (summary.get("hang") or {}).get("hung"):
+            summary["result"] = "hung"
+        diagnose(summary, diagnosis_logs(params["log_root"]), catalogue, params["clocks"])
+        summary["text"] = render(summary)
+    summary["text"] += "".join("\n" + line for line in hang_lines(summary.get("hang")))
     if summary.get("timed_out") and summary["result"] != "succeeded":
         summary["text"] += "\n  the job did not finish within job_timeout and was stopped"
     dest = params["dest"] or os.path.join(params["log_root"], "summary.json")

@@ -25,6 +25,11 @@ import re
 import stat
 import tarfile
 
+try:
+    from ansible.module_utils.job_failures import explanation_lines
+except ImportError:  # the unit tests import module_utils/ directly
+    from job_failures import explanation_lines
+
 RANK_LOG = re.compile(r"(?:^|/)worker_(\d+)\.log$")
 MPI_LOG = re.compile(r"(?:^|/)rank\.(\d+)/std(?:out|err)$")
 LOSS_VALUE = re.compile(r"\bloss(?:\s+is|\s*[:=])\s*\[?\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
@@ -386,6 +391,7 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
             "rank": rank,
             "host": host,
             "exit": exit_code,
+            "time": (status or {}).get("time"),
             "state": state,
             "last_loss_line": last_loss_line(text),
             "first_loss": losses[0] if losses else None,
@@ -446,21 +452,38 @@ def render(summary):
     ok = sum(1 for row in rows if row["state"] == "ok")
     lines = [f"job {summary['job']} ({summary['launcher']}): {summary['result']}, "
              f"{ok}/{len(rows)} ranks exited 0"]
-    if summary.get("first_failed_rank") is not None:
+    first = summary.get("first_failure")
+    if first:
+        lines.append(f"  first failure: {first['name']} on {first['host']}"
+                     f"{', ' + first['exit_text'] if first.get('exit_text') else ''}: "
+                     f"{first['error'] or 'no error line'}")
+        lines += explanation_lines(first.get("diagnosis"), "    ")
+    elif "first_failure" not in summary and summary.get("first_failed_rank") is not None:
         lines.append(f"  first failure: rank {summary['first_failed_rank']} on {summary['first_failed_host']}: "
                      f"{summary['first_error'] or 'no error line'}")
     for row in rows:
-        exit_text = "running" if row["state"] == "running" else (
+        exit_text = "running" if row["state"] == "running" else row.get("exit_text") or (
             f"exit {row['exit']}" if row["exit"] is not None else row["state"])
         line = f"  rank {row['rank']} on {row['host']}: {exit_text}"
         if row["last_loss_line"]:
             line += f"; last loss line: {row['last_loss_line']}"
         lines.append(line)
         lines += [f"    error: {error}" for error in row["errors"]]
-    for item in summary["launchers"]:
-        if item.get("exit") not in (0, None):
+        if row.get("diagnosis"):
+            lines.append(f"    known cause: {row['diagnosis']['id']}")
+        lines += [f"    CANN log: {path}" for path in row.get("plogs", [])]
+    for item in summary.get("schedulers", []):
+        if item.get("diagnosis") or item.get("errors"):
+            lines.append(f"  scheduler on {item.get('host')}: exit {item.get('exit')}")
+            lines += [f"    error: {error}" for error in item.get("errors", [])[:MAX_ERRORS]]
+            lines += explanation_lines(item.get("diagnosis"), "    ")
+    explained = summary.get("launcher_diagnosis")
+    for item in summary["launchers"] if explained is None else explained:
+        if explained is not None or item.get("exit") not in (0, None):
             lines.append(f"  launcher on {item.get('host')}: exit {item.get('exit')}")
-    for error in summary.get("launcher_errors", []):
+        lines += [f"    error: {error}" for error in item.get("errors", [])]
+        lines += explanation_lines(item.get("diagnosis"), "    ")
+    for error in summary.get("launcher_errors", []) if explained is None else []:
         lines.append(f"  launcher error: {error}")
     if summary["running_hosts"]:
         lines.append(f"  still running on: {', '.join(summary['running_hosts'])}")
@@ -470,3 +493,53 @@ def render(summary):
         lines.append(f"  {host}: {len(items)} item(s) of its logs not copied (only regular files "
                      f"and directories are): {shown}{more}")
     return "\n".join(lines)
+
+
+def diagnosis_logs(root):
+    """What job_failures.diagnose reads: every rank's logs (text, node, mtime) and each node's
+    launcher and scheduler log (text and error lines)."""
+    found = {"ranks": {}, "launchers": {}, "schedulers": {}, "plogs": {}}
+    statuses, _launchers, _schedulers, logs = scan(root)
+    for rank, files in logs.items():
+        if _is_int(rank):
+            found["ranks"][rank] = [{"host": host, "text": _read(path), "mtime": _mtime(path)}
+                                    for host, _rel, path in files]
+    # CANN's plog of a rank's process (NPU nodes: ASCEND_PROCESS_LOG_PATH in job.env).
+    for rank, status in statuses.items():
+        for host, rel, path in _plogs(root, status.get("host"), status.get("pid")):
+            found["plogs"].setdefault(rank, []).append(rel)
+            found["ranks"].setdefault(rank, []).append({"host": host, "text": _read(path), "mtime": None})
+    if not os.path.isdir(root):
+        return found
+    for host in sorted(os.listdir(root)):
+        if os.path.islink(os.path.join(root, host)):
+            continue
+        for name, kind in (("launcher.log", "launchers"), ("scheduler.log", "schedulers")):
+            path = os.path.join(root, host, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                text = _read(path)
+                found[kind][host] = {"text": text, "errors": error_lines(text)}
+    return found
+
+
+def _mtime(path):
+    try:
+        return os.stat(path, follow_symlinks=False).st_mtime
+    except OSError:
+        return None
+
+
+def _plogs(root, host, pid):
+    """[(host, rel, path)] of the CANN plogs of process ``pid`` in ``<root>/<host>/ascend/``."""
+    base = os.path.join(root, str(host), "ascend")
+    if not _is_int(pid) or not host or "/" in str(host) or os.path.islink(os.path.join(root, str(host))) \
+            or os.path.islink(base) or not os.path.isdir(base):
+        return []
+    found = []
+    for dirpath, dirs, files in os.walk(base):
+        dirs[:] = sorted(name for name in dirs if not os.path.islink(os.path.join(dirpath, name)))
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            if name.startswith(f"plog-{pid}_") and not os.path.islink(path):
+                found.append((host, os.path.relpath(path, root), path))
+    return found

@@ -88,6 +88,8 @@ DEFAULTS = {
     "job_torch_launcher": "torchrun",
     "job_torch_backend": "auto",
     "job_torch_max_restarts": 0,
+    "job_hang_timeout": None,
+    "job_stop_on_hang": False,
 }
 # Options of a run rather than of the job (read by role job's tasks themselves).
 RUN_OPTIONS = ("job_wait", "job_stop_grace", "job_render_only", "job_render_dir")
@@ -556,6 +558,8 @@ def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
         "torch_launcher": job.get("job_torch_launcher", DEFAULTS["job_torch_launcher"]),
         "torch_backend": job.get("job_torch_backend", DEFAULTS["job_torch_backend"]),
         "torch_max_restarts": _check_int(job, "job_torch_max_restarts", 0, 100, where, errors),
+        "hang_timeout": _check_int(job, "job_hang_timeout", 10, 7 * 86400, where, errors, allow_none=True),
+        "stop_on_hang": _check_bool(job, "job_stop_on_hang", where, errors),
     }
     if plan_options["torch_launcher"] not in ("torchrun", "distributed_launch"):
         errors.append(f"{where}: job_torch_launcher: {plan_options['torch_launcher']!r} is not "

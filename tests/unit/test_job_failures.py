@@ -1,0 +1,215 @@
+"""Tests for module_utils/job_failures.py and the catalogue roles/job/files/failure_catalogue.yml:
+the known causes of a failed job, the ranks a launcher reports dead, the first failure on one
+clock and hangs."""
+
+import json
+import os
+import pathlib
+
+import pytest
+import yaml
+
+import job_failures
+import job_logs
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CATALOGUE = job_failures.load_catalogue(
+    yaml.safe_load((ROOT / "roles/job/files/failure_catalogue.yml").read_text()))
+
+# Real message texts, each from the upstream text named in the catalogue's source.
+MESSAGES = {
+    "mpirun_no_oob_interface": "None of the TCP networks specified to be included for out-of-band communications\n"
+                               "could be found:\n\n  Value given: eth9",
+    "mpirun_host_key": "Host key verification failed.",
+    "mpirun_orted_not_found": "bash: line 1: orted: command not found",
+    "mpirun_daemon_start": "ORTE was unable to reliably start one or more daemons.",
+    "hccl_connect_timeout": "EI0006: Getting socket times out. Reason: 1. The remote does not initiate a connect request.",
+    "hccl_exec_timeout": "EI0002: The wait execution of the Notify register times out. Reason: The Notify register "
+                         "has not received the Notify record from remote rank [1].",
+    "hccl_error_cqe": "[ERROR] HCCL(1234,python):2024-01-01-00:00:00.000.000 [transport_roce.cc:123] error cqe status[0x15]",
+    "nccl_system_error": "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8",
+    "torch_port_in_use": "[E socket.cpp:462] [c10d] The server socket has failed to listen on any local network address. "
+                         "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+    "torch_rendezvous_timeout": "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. "
+                                "1/3 clients joined.",
+    "gloo_connection_lost": "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error "
+                            "[192.168.70.92]:25266: Connection reset by peer",
+    "mindspore_port_in_use": "[WARNING] DISTRIBUTED(31,ffff979150f0,python):2025-08-19-10:34:38.043.689 "
+                             "[tcp_comm.cc:195] StartServerSocket] Failed to call bind, url: 127.0.0.1:2229 "
+                             "Address already in use",
+    "mindspore_cluster_timeout": "[ERROR] ME(162078:281473590168608,MainProcess):2025-03-10-09:40:38.722.000 "
+                                 "[mindspore/parallel/cluster/process_entity/_api.py:431] Time out nodes are ['3']",
+    "out_of_memory": "MemoryError",
+    "killed_sigkill": "mpirun noticed that process rank 2 with PID 846 on node node2 exited on signal 9 (Killed).",
+    "killed_sigsegv": "Segmentation fault (core dumped)",
+    "framework_import": "ModuleNotFoundError: No module named 'mindspore'",
+}
+
+
+@pytest.mark.parametrize("expected", sorted(MESSAGES))
+def test_each_message_names_its_cause(expected):
+    hits = job_failures.explain(CATALOGUE, "some noise\n" + MESSAGES[expected])
+    assert hits and hits[0]["id"] == expected
+    assert hits[0]["cause"] and hits[0]["fix"] and hits[0]["source"]
+
+
+def test_every_entry_is_tested_and_names_a_source():
+    assert {entry["id"] for entry in CATALOGUE} == set(MESSAGES)
+    for entry in CATALOGUE:
+        assert "seed" not in entry["source"].lower()
+
+
+def test_exit_by_signal_without_a_log_line():
+    assert job_failures.explain(CATALOGUE, "", 137)[0]["id"] == "killed_sigkill"
+    assert job_failures.explain(CATALOGUE, "", -11)[0]["id"] == "killed_sigsegv"
+    assert job_failures.explain(CATALOGUE, "all fine", 1) == []
+
+
+@pytest.mark.parametrize("data, problem", [
+    ({}, "no list 'failures'"),
+    ({"failures": [{"id": "x", "cause": "c", "fix": "f", "source": "s"}]}, "needs a signature or exit"),
+    ({"failures": [{"id": "x", "cause": "c", "fix": "f", "source": "s", "signature": "("}]}, "not a regular"),
+    ({"failures": [{"id": "x", "cause": "", "fix": "f", "source": "s", "exit": [1]}]}, "cause is missing"),
+    ({"failures": [{"id": "x", "cause": "c", "fix": "f", "source": "s", "exit": ["9"]}]}, "list of exit"),
+    ({"failures": [{"id": "x", "cause": "c", "fix": "f", "source": "s", "exit": [1]}] * 2}, "used twice"),
+])
+def test_a_malformed_catalogue_is_refused(data, problem):
+    with pytest.raises(job_failures.CatalogueError, match=problem):
+        job_failures.load_catalogue(data)
+
+
+def test_launcher_reports_of_dead_ranks():
+    mpirun = ("mpirun noticed that process rank 2 with PID 846 on node 10.89.0.7 exited on signal 9 (Killed).\n"
+              "  Process name: [[4321,1],1]\n  Exit code:    3\n")
+    torchrun = ("Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-24_17:00:00\n"
+                "  host      : node2\n  rank      : 3 (local_rank: 1)\n  exitcode  : -9 (pid: 77)\n")
+    found = job_failures.launcher_rank_exits(mpirun + torchrun)
+    assert found[2]["exit"] == 137 and found[2]["host"] == "10.89.0.7"
+    assert found[1]["exit"] == 3
+    assert found[3]["exit"] == 137 and found[3]["host"] == "node2"
+
+
+def test_describe_exit():
+    assert job_failures.describe_exit(137) == "exit 137 (killed by SIGKILL)"
+    assert job_failures.describe_exit(-11) == "exit -11 (killed by SIGSEGV)"
+    assert job_failures.describe_exit(1) == "exit 1"
+
+
+def test_clock_offset_and_controller_time():
+    clock = job_failures.clock_offset(100.0, 160.5, 101.0)
+    assert clock == {"offset": 60.0, "uncertainty": 0.5}
+    assert job_failures.on_controller_clock(200.0, "node2", {"node2": clock}) == 140.0
+    assert job_failures.on_controller_clock(200.0, "node1", {"node2": clock}) == 200.0
+
+
+def write(path, text, mtime=None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+
+
+def status(root, host, rank, code, when, error=None):
+    write(root / host / "status" / f"rank_{rank}.json",
+          json.dumps({"rank": rank, "host": host, "exit": code, "error": error, "time": when}))
+
+
+def summarise(root, clocks=None, expected=None, launcher="torchrun"):
+    summary = job_logs.summarize(str(root), "demo", launcher, expected or {0: "node1", 1: "node2"})
+    job_failures.diagnose(summary, job_logs.diagnosis_logs(str(root)), CATALOGUE, clocks)
+    summary["text"] = job_logs.render(summary)
+    return summary
+
+
+def test_first_failure_is_first_on_the_controller_clock(tmp_path):
+    # rank 0 (node1) reports a reset at 1000 on node1's clock; rank 1 (node2) ran out of memory
+    # at 1030 on node2's clock, which is 60 s ahead: 970 on the controller's clock, so first.
+    write(tmp_path / "node1" / "worker_0.log", MESSAGES["gloo_connection_lost"] + "\n")
+    status(tmp_path, "node1", 0, 1, 1000.0, "RuntimeError: Connection reset by peer")
+    write(tmp_path / "node2" / "worker_1.log", "Traceback (most recent call last):\nMemoryError\n")
+    status(tmp_path, "node2", 1, 1, 1030.0, "MemoryError")
+    summary = summarise(tmp_path, {"node2": {"offset": 60.0, "uncertainty": 0.2}})
+    assert summary["first_failure"]["rank"] == 1 and summary["first_failed_host"] == "node2"
+    assert summary["first_failure"]["diagnosis"]["id"] == "out_of_memory"
+    assert "  first failure: rank 1 on node2, exit 1: MemoryError" in summary["text"]
+    assert "    cause (out_of_memory): " in summary["text"]
+    # Without the offset, node2's clock puts rank 0 first.
+    assert summarise(tmp_path)["first_failure"]["rank"] == 0
+
+
+def test_rank_killed_without_status_gets_the_launchers_exit(tmp_path):
+    write(tmp_path / "node1" / "mpirun" / "1" / "rank.0" / "stdout", "rank 0 waiting\n", mtime=1010.0)
+    status(tmp_path, "node1", 0, 143, 1010.0)
+    write(tmp_path / "node1" / "mpirun" / "1" / "rank.1" / "stdout", "rank 1 killing myself\n", mtime=1000.0)
+    write(tmp_path / "node1" / "launcher.log",
+          "mpirun noticed that process rank 1 with PID 9 on node node2 exited on signal 9 (Killed).\n")
+    write(tmp_path / "node1" / "status" / "launcher.json", '{"host": "node1", "exit": 137}')
+    summary = summarise(tmp_path, launcher="mpirun")
+    first = summary["first_failure"]
+    assert (first["rank"], first["host"], first["exit_text"]) == (1, "node2", "exit 137 (killed by SIGKILL)")
+    assert first["diagnosis"]["id"] == "killed_sigkill"
+    assert summary["ranks"][1]["time_from"] == "last log write"
+    assert "  launcher on node1: exit 137" in summary["text"]
+
+
+def test_launcher_failure_without_any_rank(tmp_path):
+    write(tmp_path / "node1" / "launcher.log", "Host key verification failed.\n"
+          "ORTE was unable to reliably start one or more daemons.\n")
+    write(tmp_path / "node1" / "status" / "launcher.json", '{"host": "node1", "exit": 1}')
+    summary = summarise(tmp_path, launcher="mpirun")
+    assert summary["result"] == "failed"
+    first = summary["first_failure"]
+    assert (first["kind"], first["host"]) == ("launcher", "node1")
+    assert first["diagnosis"]["id"] == "mpirun_host_key"
+    assert "  first failure: launcher mpirun on node1, exit 1: " in summary["text"]
+    assert "    error: Host key verification failed." in summary["text"]
+
+
+def test_a_succeeded_job_has_no_diagnosis(tmp_path):
+    write(tmp_path / "node1" / "worker_0.log", "Connection reset by peer (retried)\nloss: 1.0\n")
+    status(tmp_path, "node1", 0, 0, 1000.0)
+    write(tmp_path / "node1" / "launcher.log", "warning: Connection reset by peer\n")
+    summary = summarise(tmp_path, expected={0: "node1"})
+    assert summary["result"] == "succeeded"
+    assert summary["first_failure"] is None and summary["launcher_diagnosis"] == []
+    assert "cause" not in summary["text"]
+
+
+def test_hang_report_names_last_and_longest_silent():
+    activity = {"node1": {"now": 1100.0, "files": {"0": 1060.0, "1": 1059.5}},
+                "node2": {"now": 1130.0, "files": {"2": 1070.0}}}  # node2's clock is 30 s ahead
+    report = job_failures.hang_report(activity, 30, 1000.0, 1100.0, [0, 1, 2, 3])
+    assert report["hung"]
+    assert report["last_logged"] == [0, 1]  # 40 s and 40.5 s
+    assert report["silent_longest"] == [3]  # no log at all: silent since the start, 100 s
+    assert report["ranks"][2] == 60.0
+    assert not job_failures.hang_report(activity, 45, 1000.0, 1100.0, [0, 1, 2, 3])["hung"]
+    lines = job_failures.hang_lines(dict(report, timeout=30, stopped=True))
+    assert lines[0].startswith("  hung: no rank wrote to its log for 40.0 s (job_hang_timeout 30 s)")
+    assert "silent longest: rank 3 (100.0 s)" in lines[0]
+    assert "stopped (job_stop_on_hang)" in lines[-1]
+    assert job_failures.hang_lines({"hung": False}) == []
+
+
+def test_a_hung_job_is_not_blamed_on_the_ranks_stopped_after(tmp_path):
+    status(tmp_path, "node1", 0, 143, 1000.0)
+    status(tmp_path, "node2", 1, 143, 1001.0)
+    summary = job_logs.summarize(str(tmp_path), "demo", "torchrun", {0: "node1", 1: "node2"})
+    summary["hang"] = {"hung": True}
+    job_failures.diagnose(summary, job_logs.diagnosis_logs(str(tmp_path)), CATALOGUE)
+    assert summary["first_failure"] is None
+    assert "first failure" not in job_logs.render(summary)
+
+
+def test_plog_of_a_failed_rank_is_read_and_named(tmp_path):
+    write(tmp_path / "node1" / "worker_0.log", "RuntimeError: hccl init failed\n")
+    write(tmp_path / "node1" / "status" / "rank_0.json",
+          json.dumps({"rank": 0, "host": "node1", "exit": 1, "pid": 4242, "time": 1000.0}))
+    write(tmp_path / "node1" / "ascend" / "debug" / "plog" / "plog-4242_20261124.log",
+          "[ERROR] HCCL(4242,python):2026-11-24 EI0006: Getting socket times out. Reason: x\n")
+    write(tmp_path / "node1" / "ascend" / "debug" / "plog" / "plog-4243_20261124.log", "error cqe\n")
+    summary = summarise(tmp_path, expected={0: "node1"})
+    row = summary["ranks"][0]
+    assert row["plogs"] == ["node1/ascend/debug/plog/plog-4242_20261124.log"]
+    assert row["diagnosis"]["id"] == "hccl_connect_timeout"
+    assert "    CANN log: node1/ascend/debug/plog/plog-4242_20261124.log" in summary["text"]
