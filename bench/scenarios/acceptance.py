@@ -88,7 +88,7 @@ def assemble(walls, runs, sizes, repeat):
         "aims": [harness.aim("%d nodes: N-1 rounds" % largest, rounds, largest - 1, "=="),
                  harness.aim("%d nodes: within the bound of (N+1) tests x acceptance_timeout %d s" % (largest, TIMEOUT),
                              wall, bound)],
-        "notes": ["Every node's egress shaped with tbf to 200mbit; the probe sends 1, 2 and 4 MiB allreduces "
+        "notes": ["Every node's egress shaped with tbf to 100mbit; the probe sends 1, 2 and 4 MiB allreduces "
                   "(5 timed iterations and 1 warm-up each) per test.",
                   "The sandbox's nodes share the controller's %d cores: mpirun's start and Ansible's per-task work "
                   "on every node queue for the same CPUs here." % os.cpu_count()],

@@ -25,7 +25,7 @@ import statistics
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_parsers
 
 TIMEOUT_CODES = (124, 137)
-DEFAULTS = {"slow_ratio": 0.5, "intra_slow_ratio": 0.5, "cluster_slow_ratio": 0.25, "size": 0, "timeout": 60,
+DEFAULTS = {"slow_ratio": 0.6, "intra_slow_ratio": 0.5, "cluster_slow_ratio": 0.25, "size": 0, "timeout": 60,
             "expected": {}, "models": {}}
 
 
