@@ -55,7 +55,7 @@ unit: venv  ## pytest over tests/ (no sandbox needed)
 molecule: setup image sources ml  ## Every Molecule scenario, each on its own sandbox
 	$(BIN)/molecule test --all
 
-bench: setup image sources ml  ## Benchmarks on the sandbox: all five, or SCENARIOS="doctor planning" (bench/run.py --list)
+bench: setup image sources ml  ## Benchmarks on the sandbox: all six, or SCENARIOS="doctor planning" (bench/run.py --list)
 	$(BIN)/python bench/run.py $(SCENARIOS)
 
 clean: sandbox-down  ## Remove the sandbox, the ML volume and the venv

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
-ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning")
+ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance")
 
 
 def load_results(results_dir=harness.RESULTS_DIR):

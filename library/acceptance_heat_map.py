@@ -1,0 +1,104 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Ansible module: write the acceptance report's node-by-node heat map as a PNG."""
+
+DOCUMENTATION = r"""
+---
+module: acceptance_heat_map
+short_description: Write the acceptance report's node-by-node bandwidth heat map (PNG)
+description:
+  - Draws one cell per pair of nodes of an acceptance report (role C(acceptance)), coloured by
+    the pair's bandwidth against the cluster's pair reference (green at 1, yellow, red at 0),
+    black for a broken pair, grey for a pair not measured; the diagonal shows each node's own
+    test. Nodes run in the report's order, top to bottom and left to right.
+  - The file is replaced atomically, and only when its bytes differ.
+author:
+  - Cluster suite contributors
+options:
+  report:
+    description: The report (C(nodes), C(pairs) with C(pair), C(status), C(ratio)).
+    type: dict
+    required: true
+  dest:
+    description: Path of the PNG to write; its directory must exist.
+    type: path
+    required: true
+  cell:
+    description: Side of one cell in pixels.
+    type: int
+    default: 24
+extends_documentation_fragment:
+  - action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reports whether the file would change, and writes nothing.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Write the heat map beside the JSON report
+  acceptance_heat_map:
+    report: "{{ _acceptance_report }}"
+    dest: logs/acceptance/heat_map.png
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+dest:
+  description: The PNG written.
+  returned: always
+  type: str
+size:
+  description: Width and height in pixels.
+  returned: always
+  type: int
+"""
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.acceptance_heat_map import heat_map_png
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "report": {"type": "dict", "required": True},
+            "dest": {"type": "path", "required": True},
+            "cell": {"type": "int", "default": 24},
+        },
+        supports_check_mode=True,
+    )
+    dest = module.params["dest"]
+    try:
+        data = heat_map_png(module.params["report"], cell=max(4, module.params["cell"]))
+    except (KeyError, TypeError, ValueError) as error:
+        module.fail_json(msg=f"acceptance_heat_map: not an acceptance report: {error!r}")
+    width = int.from_bytes(data[16:20], "big")
+    old = None
+    if os.path.isfile(dest) and not os.path.islink(dest):
+        with open(dest, "rb") as handle:
+            old = handle.read()
+    changed = old != data
+    if changed and not module.check_mode:
+        directory = os.path.dirname(os.path.abspath(dest))
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".heat_map.")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, dest)
+        except OSError as error:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            module.fail_json(msg=f"acceptance_heat_map: cannot write {dest}: {error}")
+    module.exit_json(changed=changed, dest=dest, size=width)
+
+
+if __name__ == "__main__":
+    main()

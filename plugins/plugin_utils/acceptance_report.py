@@ -1,0 +1,42 @@
+"""The acceptance report for people: a table, as lines (the heat map PNG is written by module
+acceptance_heat_map, module_utils/acceptance_heat_map.py)."""
+
+
+def _gbps(value):
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _ratio(value):
+    return "-" if value is None else f"{value:.2f}"
+
+
+def format_table(report):
+    """Lines: verdict, nodes, pairs that are not ok (all pairs when few), the whole cluster."""
+    reference = report["reference"]
+    lines = [
+        f"acceptance: {'PASSED' if report['passed'] else 'FAILED'} - {report['summary']['nodes']} nodes, "
+        f"{len(report['pairs'])} pairs in {report['rounds']} round(s), judged at {report['size']} bytes; "
+        f"reference: pairs {_gbps(reference['pair_busbw'])} GB/s, own tests {_gbps(reference['intra_busbw'])} GB/s "
+        f"(busbw)",
+        "",
+        f"{'node':<16} {'status':<7} {'own GB/s':>10} {'ratio':>6} {'best pair':>11} {'ratio':>6}  reason",
+    ]
+    for row in report["nodes"]:
+        lines.append(f"{row['node']:<16} {row['status']:<7} {_gbps(row['intra_busbw']):>10} {_ratio(row['intra_ratio']):>6} "
+                     f"{_gbps(row['pair_busbw']):>11} {_ratio(row['pair_ratio']):>6}  {row['reason']}")
+    lines += ["", f"{'pair':<33} {'round':>5} {'status':<7} {'GB/s':>10} {'ratio':>6} {'s':>6}  reason"]
+    shown = report["pairs"] if len(report["pairs"]) <= 28 else [p for p in report["pairs"] if p["status"] != "ok"]
+    for pair in shown:
+        seconds = "-" if pair.get("seconds") is None else f"{pair['seconds']:.1f}"
+        lines.append(f"{'-'.join(pair['pair']):<33} {pair['round'] if pair['round'] is not None else '-':>5} "
+                     f"{pair['status']:<7} {_gbps(pair['busbw']):>10} {_ratio(pair['ratio']):>6} {seconds:>6}  "
+                     f"{pair['reason']}")
+    if len(shown) < len(report["pairs"]):
+        lines.append(f"({len(report['pairs']) - len(shown)} pairs ok, not listed; all in the JSON report)")
+    cluster = report["cluster"]
+    lines += ["", f"whole cluster ({len(cluster['hosts'])} healthy nodes): {cluster['status']} "
+                  f"{_gbps(cluster['busbw'])} GB/s ratio {_ratio(cluster['ratio'])} {cluster['reason']}".rstrip(),
+              f"healthy: {', '.join(report['healthy']) or 'none'}"]
+    for node, reason in report["excluded"].items():
+        lines.append(f"excluded {node}: {reason}")
+    return [line.rstrip() for line in lines]

@@ -1,0 +1,221 @@
+"""plugins/plugin_utils/acceptance_judge.py, acceptance_report.py, acceptance_settings.py and the
+heat map (module_utils/acceptance_heat_map.py): verdicts, reasons, healthy nodes, report."""
+import struct
+import zlib
+
+import pytest
+
+import acceptance_heat_map as heat_map
+import acceptance_judge as judge
+import acceptance_report as report_text
+import acceptance_schedule as sched
+import acceptance_settings
+
+NODES = ["node1", "node2", "node3", "node4"]
+FAST = 0.025
+
+
+def probe_output(busbw, sizes=(1048576, 4194304), check="ok"):
+    lines = ["# cs_allreduce_bw ranks 2 iters 5 warmup 1"]
+    lines += [f"{size:10d} {size / busbw / 1e3:12.1f} {busbw:12.6f} {busbw:12.6f}  {check}" for size in sizes]
+    return "\n".join(lines) + "\n"
+
+
+def run(nodes=NODES, speed=None, broken=(), link=None, intra=None, timeout=30, settings=None):
+    """Records as role acceptance makes them, for node speeds, broken pairs and one slow link."""
+    speed = speed or {}
+    intra = intra or {}
+    intra_records = [{"stage": "intra", "hosts": [n], "rc": 0, "ranks": 2, "tool": "probe",
+                      "stdout": probe_output(intra.get(n, 1.0)), "seconds": 1.0} for n in nodes]
+    pairs = []
+    for number, members in enumerate(sched.round_robin(nodes), start=1):
+        for a, b in members:
+            record = {"stage": "pair", "hosts": [a, b], "round": number, "ranks": 2, "tool": "probe", "seconds": 2.0}
+            if {a, b} in [set(pair) for pair in broken]:
+                record.update(rc=124, stdout="", stderr="", seconds=float(timeout))
+            else:
+                value = min(speed.get(a, 1.0), speed.get(b, 1.0)) * FAST
+                if link and {a, b} == set(link):
+                    value *= 0.3
+                record.update(rc=0, stdout=probe_output(value))
+            pairs.append(record)
+    return judge.judge_nodes(nodes, intra_records, pairs, {"timeout": timeout, **(settings or {})})
+
+
+def finish(report, busbw=FAST, rc=0):
+    cluster = {"stage": "cluster", "hosts": report["healthy"], "rc": rc, "ranks": len(report["healthy"]),
+               "tool": "probe", "stdout": probe_output(busbw) if rc == 0 else "", "seconds": 3.0}
+    return judge.finish_report(report, cluster if len(report["healthy"]) >= 2 else None, {})
+
+
+def test_all_fast_passes():
+    report = finish(run())
+    assert report["passed"]
+    assert report["healthy"] == NODES and report["excluded"] == {}
+    assert {row["status"] for row in report["nodes"]} == {"ok"}
+    assert report["rounds"] == 3 and len(report["pairs"]) == 6
+    assert report["reference"]["pair_busbw"] == pytest.approx(FAST)
+    assert report["size"] == 4194304
+
+
+def test_a_quarter_speed_node_is_named_slow_and_no_other():
+    report = finish(run(speed={"node3": 0.25}))
+    assert report["summary"]["slow_nodes"] == ["node3"]
+    assert report["summary"]["broken_nodes"] == []
+    node3 = next(row for row in report["nodes"] if row["node"] == "node3")
+    assert node3["pair_ratio"] == 0.25 and "0.25 of the cluster's" in node3["reason"]
+    slow_pairs = [pair for pair in report["pairs"] if pair["status"] == "slow"]
+    assert sorted("-".join(p["pair"]) for p in slow_pairs) == ["node1-node3", "node2-node3", "node3-node4"]
+    assert all("explained by node3 (slow)" in pair["reason"] for pair in slow_pairs)
+    assert report["healthy"] == ["node1", "node2", "node4"]
+    assert not report["passed"]
+
+
+def test_slow_node_and_broken_pair_together():
+    report = finish(run(speed={"node1": 0.25}, broken=[("node2", "node3")]))
+    assert report["summary"]["slow_nodes"] == ["node1"]
+    assert report["summary"]["broken_pairs"] == ["node2-node3"]
+    assert report["summary"]["broken_nodes"] == []
+    pair = next(p for p in report["pairs"] if p["status"] == "broken")
+    assert pair["reason"] == "no result within 30 s (killed) on node2,node3"
+    # node1 is slow; of node2 and node3 (one broken pair each) the later one is left out
+    assert report["healthy"] == ["node2", "node4"]
+    assert report["excluded"]["node3"].startswith("pair node3-node2 broken")
+    assert report["excluded"]["node1"].startswith("slow: its best pair")
+    assert report["cluster"]["status"] == "ok" and report["cluster"]["hosts"] == ["node2", "node4"]
+
+
+def test_a_slow_link_spoils_one_pair_not_the_nodes():
+    report = finish(run(link=("node2", "node4")))
+    assert report["summary"]["slow_nodes"] == []
+    assert report["summary"]["slow_pairs"] == ["node2-node4"]
+    pair = next(p for p in report["pairs"] if p["status"] == "slow")
+    assert "slow link: both nodes are fine elsewhere" in pair["reason"]
+    assert report["healthy"] == ["node1", "node2", "node3"]
+
+
+def test_a_node_whose_pairs_all_break_is_broken():
+    report = finish(run(broken=[("node4", other) for other in NODES[:3]]))
+    assert report["summary"]["broken_nodes"] == ["node4"]
+    assert "3 of its 3 pair tests broke" in next(r for r in report["nodes"] if r["node"] == "node4")["reason"]
+    assert report["healthy"] == ["node1", "node2", "node3"]
+
+
+def test_own_test_slow_and_failed():
+    report = run(intra={"node2": 0.1})
+    assert [row["status"] for row in report["nodes"]] == ["ok", "slow", "ok", "ok"]
+    assert "own test" in report["nodes"][1]["reason"]
+    lax = run(intra={"node2": 0.3}, settings={"intra_slow_ratio": 0.2})
+    assert [row["status"] for row in lax["nodes"]] == ["ok"] * 4
+
+
+def test_measure_reasons():
+    assert judge.measure({"rc": 137, "hosts": ["a", "b"], "timeout": 9})["reason"] == \
+        "no result within 9 s (killed) on a,b"
+    failed = judge.measure({"rc": 1, "hosts": ["a"], "stderr": "x\nORTE lost contact with b"})
+    assert failed["status"] == "broken" and failed["reason"].endswith("probe exited 1 on a: ORTE lost contact with b")
+    assert judge.measure({"rc": 0, "hosts": ["a"], "stdout": ""})["reason"] == "probe printed no result row on a"
+    assert "no row for 42 bytes" in judge.measure({"rc": 0, "hosts": ["a"], "stdout": probe_output(1.0)}, 42)["reason"]
+    wrong = judge.measure({"rc": 0, "hosts": ["a"], "stdout": probe_output(1.0, check="wrong")})
+    assert wrong["status"] == "broken" and "wrong allreduce result" in wrong["reason"]
+
+
+def test_expected_floor_per_model_and_size():
+    report = run(settings={"expected": {"atlas800": {4194304: 0.05}}, "models": {n: "atlas800" for n in NODES}})
+    assert {pair["status"] for pair in report["pairs"]} == {"slow"}
+    assert "under the expected 0.05 GB/s at 4194304 bytes" in report["pairs"][0]["reason"]
+    other = run(settings={"expected": {"atlas900": {"4194304": 0.05}}, "models": {n: "atlas800" for n in NODES}})
+    assert {pair["status"] for pair in other["pairs"]} == {"ok"}
+
+
+def test_cluster_stage_verdicts():
+    assert finish(run(), busbw=FAST * 0.2)["cluster"]["status"] == "slow"
+    broken = finish(run(), rc=124)
+    assert broken["cluster"]["status"] == "broken" and not broken["passed"]
+    alone = finish(run(nodes=["node1", "node2"], broken=[("node1", "node2")]))
+    assert alone["cluster"]["status"] == "skipped" and alone["healthy"] == []
+
+
+def test_record_from_result():
+    record = judge.record_from_result({"rc": 0, "stdout": "x", "stderr": "a\nb", "delta": "0:01:02.500000"},
+                                      "pair", ["a", "b"], 2, "hccl_test", 8)
+    assert record == {"stage": "pair", "hosts": ["a", "b"], "round": 2, "tool": "hccl_test", "ranks": 16,
+                      "rc": 0, "stdout": "x", "stderr": "a\nb", "seconds": 62.5}
+
+
+def test_table_names_everything():
+    report = finish(run(speed={"node1": 0.25}, broken=[("node2", "node3")]))
+    lines = report_text.format_table(report)
+    text = "\n".join(lines)
+    assert lines[0].startswith("acceptance: FAILED - 4 nodes, 6 pairs in 3 round(s)")
+    assert "node2-node3" in text and "no result within 30 s" in text
+    assert "healthy: node2, node4" in text
+    assert "excluded node1: slow" in text
+    assert all(line == line.rstrip() for line in lines)
+
+
+def _png_size_and_pixels(data):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    idat = data[data.index(b"IDAT") + 4:data.index(b"IEND") - 8]
+    raw = zlib.decompress(idat)
+    assert len(raw) == height * (1 + 3 * width)
+    return width, height, raw
+
+
+def test_heat_map_cells_and_png():
+    report = finish(run(speed={"node1": 0.25}, broken=[("node2", "node3")]))
+    cells = heat_map.heat_map_cells(report)
+    assert cells[1][2] == cells[2][1] == heat_map.BROKEN
+    assert cells[1][3] == cells[3][1] and cells[1][3][1] >= 200  # ok pair: green
+    assert cells[0][1][0] == 220  # slow pair: red side
+    width, height, raw = _png_size_and_pixels(heat_map.heat_map_png(report, cell=10, gap=2))
+    assert width == height == 4 * 12 + 2
+    # the pixel in the middle of cell (1, 2) is black
+    y, x = 2 + 12 * 1 + 5, 2 + 12 * 2 + 5
+    offset = y * (1 + 3 * width) + 1 + 3 * x
+    assert tuple(raw[offset:offset + 3]) == heat_map.BROKEN
+
+
+SETTINGS = {
+    "acceptance_tool": "auto", "acceptance_hccl_test_path": "/x/all_reduce_test",
+    "acceptance_nccl_tests_path": "/x/all_reduce_perf", "acceptance_ranks_per_node": 1, "acceptance_intra_ranks": 2,
+    "acceptance_min_bytes": 1048576, "acceptance_max_bytes": 4194304, "acceptance_judge_bytes": 0,
+    "acceptance_iters": 5, "acceptance_warmup_iters": 1, "acceptance_timeout": 60,
+    "acceptance_stages": ["intra", "pairs", "cluster"], "acceptance_schedule": "round_robin",
+    "acceptance_ring_partners": 2, "acceptance_seed": 0, "acceptance_slow_ratio": 0.5,
+    "acceptance_intra_slow_ratio": 0.5, "acceptance_cluster_slow_ratio": 0.25, "acceptance_expected_busbw": {},
+    "acceptance_hardware_model": "", "acceptance_if_include": "10.0.0.0/24", "acceptance_report_dir": "logs/acceptance",
+    "acceptance_fail": True,
+}
+
+
+def test_settings_defaults_pass():
+    assert acceptance_settings.settings_errors(dict(SETTINGS), "node1") == []
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("acceptance_tool", "iperf", "node1: acceptance_tool: must be one of auto, probe, nccl_tests, hccl_test, got 'iperf'"),
+    ("acceptance_schedule", "star", "node1: acceptance_schedule: must be one of round_robin, ring"),
+    ("acceptance_timeout", 0, "node1: acceptance_timeout: must be an integer from 1 to 86400, got 0"),
+    ("acceptance_timeout", "60s", "node1: acceptance_timeout: must be an integer"),
+    ("acceptance_max_bytes", 1024, "node1: acceptance_max_bytes: must not be below acceptance_min_bytes (1048576)"),
+    ("acceptance_judge_bytes", 3000000, "node1: acceptance_judge_bytes: must be 0 (the largest) or a measured size "
+                                        "(1048576, 2097152, 4194304)"),
+    ("acceptance_slow_ratio", 1.5, "node1: acceptance_slow_ratio: must be a number above 0 and at most 1"),
+    ("acceptance_stages", ["pairs", "pairs"], "node1: acceptance_stages: must be a non-empty list"),
+    ("acceptance_stages", [], "node1: acceptance_stages: must be a non-empty list"),
+    ("acceptance_expected_busbw", {"atlas800": {"big": 1}}, "node1: acceptance_expected_busbw: must map"),
+    ("acceptance_fail", "yes", "node1: acceptance_fail: must be true or false"),
+    ("acceptance_hccl_test_path", "bin/x", "node1: acceptance_hccl_test_path: must be an absolute path"),
+    ("acceptance_report_dir", "../x", "node1: acceptance_report_dir: must be a directory path without '..'"),
+    ("acceptance_if_include", "eth0;reboot", "node1: acceptance_if_include: must be interface names or a CIDR"),
+])
+def test_settings_errors(name, value, message):
+    errors = acceptance_settings.settings_errors({**SETTINGS, name: value}, "node1")
+    assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_settings_typo():
+    errors = acceptance_settings.settings_errors({**SETTINGS, "names": list(SETTINGS) + ["acceptance_timout"]}, "n1")
+    assert len(errors) == 1 and errors[0].startswith("n1: acceptance_timout: not an acceptance setting")
