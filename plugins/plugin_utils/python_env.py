@@ -57,7 +57,9 @@ def platform_of(key):
         raise ValueError("not a wheelhouse key: %r" % key)
     major, minor, machine = int(match.group(1)), int(match.group(2)), match.group(3)
     platforms = ["manylinux_%d_%d_%s" % (major, glibc, machine) for glibc in range(minor, 4, -1)]
-    legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
+    # The older names: manylinux2014 on every architecture, 2010 and 1 on x86 only.
+    legacy = {17: "manylinux2014"} if machine not in ("x86_64", "i686") else {
+        17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
     platforms += ["%s_%s" % (name, machine) for glibc, name in sorted(legacy.items(), reverse=True)
                   if major == 2 and glibc <= minor]
     return platforms, "%s.%s" % (python_tag[2], python_tag[3:])
