@@ -81,7 +81,7 @@ import shutil
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.doctor_probe import collect_cann
-from ansible.module_utils.python_env_node import PLATFORM_SCRIPT, VERSIONS_SCRIPT, parse_json_line, wheel_sums
+from ansible.module_utils.python_env_node import PLATFORM_SCRIPT, installed_versions, parse_json_line, wheel_sums
 
 
 def _read(path):
@@ -115,10 +115,9 @@ def main():
     env_exists = os.path.isfile(params["env_python"])
     installed = {}
     if env_exists and params["packages"]:
-        rc, out, err = module.run_command([params["env_python"], "-c", VERSIONS_SCRIPT] + params["packages"])
-        if rc != 0 or parse_json_line(out) is None:
-            module.fail_json(msg="%s does not run (rc %s): %s" % (params["env_python"], rc, (err or out).strip()[-300:]))
-        installed = parse_json_line(out)
+        installed, error = installed_versions(module.run_command, params["env_python"], params["packages"])
+        if error:
+            module.fail_json(msg=error)
     cann = collect_cann(params["cann_install_path"], _read) if params["cann_install_path"] else {}
     module.exit_json(changed=False, python=python, env_exists=env_exists, installed=installed, cann=cann,
                      wheel_sums=wheel_sums(params["wheel_dir"], params["wheels"]) if params["wheel_dir"] else {})

@@ -62,14 +62,13 @@ requirements:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.python_env_node import VERSIONS_SCRIPT, install_plan, parse_json_line, pip_install_argv
+from ansible.module_utils.python_env_node import install_plan, installed_versions, pip_install_argv
 
 
 def _installed(module, python, names):
-    rc, out, err = module.run_command([python, "-c", VERSIONS_SCRIPT] + names)
-    found = parse_json_line(out) if rc == 0 else None
-    if found is None:
-        module.fail_json(msg="%s does not run (rc %s): %s" % (python, rc, (err or out).strip()[-300:]))
+    found, error = installed_versions(module.run_command, python, names)
+    if error:
+        module.fail_json(msg=error)
     return found
 
 

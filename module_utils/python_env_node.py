@@ -25,6 +25,16 @@ def parse_json_line(text):
         return None
 
 
+def installed_versions(run, python, names):
+    """({name: version or None}, None) from the environment's Python, or (None, why it failed).
+    run(argv) returns (rc, stdout, stderr)."""
+    rc, out, err = run([python, "-c", VERSIONS_SCRIPT] + list(names))
+    found = parse_json_line(out) if rc == 0 else None
+    if found is None:
+        return None, "%s does not run (rc %s): %s" % (python, rc, (err or out).strip()[-300:])
+    return found, None
+
+
 def sha256_of(path, chunk=1 << 20):
     digest = hashlib.sha256()
     with open(path, "rb") as handle:

@@ -194,3 +194,22 @@ def test_the_inventory_check_knows_every_setting_of_the_role():
     assert sorted(name for name in specs if name.startswith("python_env_")) == sorted(defaults)
     assert specs["python_env_backend"]["choices"] == ["auto", "ascend", "gpu", "cpu"]
     assert {"cluster_python_env_path", "cluster_python_provided"} <= set(specs)
+
+
+def test_installed_versions_read_by_the_environment_python():
+    import subprocess
+    import sys
+
+    from python_env_node import installed_versions
+
+    def run(argv):
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            return 127, "", str(exc)
+        return done.returncode, done.stdout, done.stderr
+
+    found, error = installed_versions(run, sys.executable, ["pytest", "no-such-distribution-here"])
+    assert error is None and found["pytest"] == pytest.__version__ and found["no-such-distribution-here"] is None
+    found, error = installed_versions(run, "/nonexistent/python", ["pytest"])
+    assert found is None and error.startswith("/nonexistent/python does not run")
