@@ -39,7 +39,8 @@ sandbox-up: setup ml  ## Bring up NODES sandbox nodes (default 2) with the ML vo
 sandbox-down:  ## Remove every sandbox container, network and volume
 	sandbox/sandbox down
 
-site: sources sandbox-up  ## The main job: provision the sandbox with site.yml, then a 2-node msrun job
+site: setup sources  ## The main job: sandbox without the ML volume or a route out, site.yml (installs the frameworks), a 2-node msrun job
+	SANDBOX_OFFLINE=1 NODES=$(NODES) sandbox/sandbox up
 	$(BIN)/ansible-playbook site.yml
 	$(BIN)/ansible-playbook playbooks/launch.yml -e @jobs/sample_msrun.yml
 

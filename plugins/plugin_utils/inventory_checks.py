@@ -68,7 +68,8 @@ VALUE_RULES = {
 # Paths on the nodes (they reach scripts and command lines): absolute, safe characters, no '..'.
 for _name in ("openmpi_prefix", "openmpi_build_dir", "openmpi_link_dir", "openmpi_ring_dir", "cluster_env_npu_path",
               "cluster_env_gpu_path", "npu_env_install_path", "cluster_hccn_tool", "npu_network_hccn_conf",
-              "npu_network_rank_table_path", "ssh_trust_user_shell"):
+              "npu_network_rank_table_path", "ssh_trust_user_shell", "cluster_python_env_path",
+              "cluster_python_provided"):
     VALUE_RULES[_name] = ("node_path", "an absolute path of letters, digits and / . _ - + without '..'")
 # Every host variable the checks read (filters pass these, plus each role setting of the specs).
 CHECKED_VARS = ("ansible_host", "ansible_port", "npu_device_count", "npu_model", "cluster_user",
@@ -76,7 +77,7 @@ CHECKED_VARS = ("ansible_host", "ansible_port", "npu_device_count", "npu_model",
 # Variables whose own check reports control characters (check_strings leaves them out).
 OWN_CONTROL_CHECK = ("ansible_host", "cluster_user", "cluster_network_cidr") + tuple(VALUE_RULES)
 # Role settings whose unknown names are reported as typos (npu_network_* is checked by its role).
-TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_")
+TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_", "python_env_")
 # Settings that were renamed: old name -> (new name, its role). Values several roles read moved
 # to role cluster; the NPU connectivity test's settings became role npu_network's.
 RENAMED = {"npu_env_path": ("cluster_env_npu_path", "cluster"),
@@ -390,7 +391,7 @@ def _value_problem(name, value):
             return f"must be a string, got {type_name(value)} {_shown(value)}"
         return None
     if value == "" and name in ("npu_env_hccl_socket_ifname", "npu_env_nccl_socket_ifname", "npu_env_hccl_if_ip",
-                                "openmpi_ring_if_include"):
+                                "openmpi_ring_if_include", "cluster_python_provided"):
         return None  # empty: not set
     text = control_text(value)
     if text:

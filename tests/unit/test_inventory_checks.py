@@ -74,6 +74,7 @@ SPECS = {
     "firewall_extra_ports": {"type": "list", "elements": "raw"},
     "openmpi_verify": {"type": "bool"},
     "openmpi_build_timeout": {"type": "int"},
+    "python_env_torch_version": {"type": "str"},
     "npu_env_extra": {"type": "dict"},
     "npu_network_base": {"type": "raw"},
 }
@@ -115,6 +116,8 @@ def test_network_that_holds_every_node_is_fine():
     ("firewall_mod", "disabled", "firewall_mod: unknown variable (not a setting of role firewall; did you mean "
                                  "firewall_mode?)"),
     ("openmpi_verison", "4.1.4", "not a setting of role openmpi"),
+    ("python_env_torch_versoin", "2.1.0", "not a setting of role python_env; did you mean python_env_torch_version?"),
+    ("python_env_torch_version", 2.1, "python_env_torch_version: must be a string (quote it in YAML), got float 2.1"),
 ])
 def test_role_settings_against_their_specs(variable, value, expected):
     groups, hostvars = good_inventory()
@@ -259,6 +262,8 @@ def test_cluster_network_cidr_is_matched_whole(value, expected):
     ("launch_python", "/opt/py:thon", "is not a command name"),
     ("npu_env_install_path", "/usr/local/Ascend\x00", "npu_env_install_path: '/usr/local/Ascend\\x00' contains NUL"),
     ("cluster_env_npu_path", "/etc/env npu.sh", "cluster_env_npu_path: '/etc/env npu.sh' is not an absolute path"),
+    ("cluster_python_env_path", "/opt/../venv", "cluster_python_env_path: '/opt/../venv' is not an absolute path"),
+    ("cluster_python_provided", "python3", "cluster_python_provided: 'python3' is not an absolute path"),
     ("render_user_home", "/home/trainer\n", "render_user_home: '/home/trainer\\n' contains a newline"),
     ("render_iface", "eth0\n", "render_iface: 'eth0\\n' contains a newline"),
     ("render_iface", "eth0;id", "render_iface: 'eth0;id' is not an interface name"),
@@ -294,6 +299,8 @@ def test_values_that_reach_scripts(variable, value, expected):
 @pytest.mark.parametrize("variable, value", [
     ("launch_python", "python3"), ("launch_python", "/opt/ml/bin/python3.11"), ("launch_python", "python3.11"),
     ("openmpi_prefix", "/usr/local/openmpi-4.1.4"), ("npu_env_install_path", "/usr/local/Ascend"),
+    ("cluster_python_provided", ""), ("cluster_python_provided", "/opt/ml/bin/python"),
+    ("cluster_python_env_path", "/opt/cluster-suite/python"),
     ("render_user_home", "/home/trainer"), ("render_iface", "eth0"), ("render_iface", "enp3s0f0.100"),
     ("npu_env_hccl_socket_ifname", "^=eth0,eth1"), ("npu_env_hccl_socket_ifname", ""),
     ("npu_env_nccl_socket_ifname", "en5"), ("npu_env_hccl_if_ip", "10.0.0.1"), ("npu_env_extra", {"A_1": "x y $z"}),

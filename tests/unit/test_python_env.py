@@ -1,0 +1,215 @@
+import os
+
+import pytest
+import yaml
+
+from python_env import (checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
+                        platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
+                        wheel_python_fits, wheelhouse_key)
+from preflight import role_argument_specs
+from python_env_node import install_plan, pip_install_argv, version_matches
+
+COMPAT_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "python_env", "files", "compat.yml")
+with open(COMPAT_PATH, encoding="utf-8") as handle:
+    COMPAT = yaml.safe_load(handle)
+
+
+def settings(**changes):
+    base = {"python_env_mindspore_version": "", "python_env_torch_version": "", "python_env_torch_npu_version": "",
+            "python_env_apex_version": "", "python_env_extra_requirements": [], "python_env_cann_version": "",
+            "python_env_backend": "auto"}
+    base.update(changes)
+    return base
+
+
+def test_the_table_names_its_source_and_every_torch_npu_row_follows_the_naming_rule():
+    with open(COMPAT_PATH, encoding="utf-8") as handle:
+        text = handle.read()
+    assert "Ascend's PyTorch multi-node training guide" in text and "MindSpore's installation guide" in text
+    for version, entry in COMPAT["torch_npu"].items():
+        assert release(version) == entry["torch"], version
+        assert entry["cann"]
+
+
+def test_the_sandbox_pins_are_fine_on_cpu_nodes():
+    errors, warnings = combination_problems("node1", settings(python_env_mindspore_version="2.7.1",
+                                                              python_env_torch_version="2.13.0"), COMPAT, "7.0.0", "cpu")
+    assert errors == [] and warnings == []
+
+
+def test_a_torch_npu_built_for_another_torch_is_an_error_naming_host_and_variable():
+    errors, _ = combination_problems("node2", settings(python_env_torch_version="2.13.0",
+                                                       python_env_torch_npu_version="2.1.0.post17"), COMPAT, None, "cpu")
+    assert errors == ["node2: python_env_torch_npu_version: torch_npu 2.1.0.post17 is built for torch 2.1.0, but "
+                      "python_env_torch_version is 2.13.0 (the compatibility table (roles/python_env/files/compat.yml: "
+                      "Ascend's PyTorch multi-node training guide and Ascend Extension for PyTorch version table; "
+                      "MindSpore's installation guide))"]
+
+
+def test_the_naming_rule_applies_to_releases_missing_from_the_table_with_a_warning():
+    errors, warnings = combination_problems("n", settings(python_env_torch_version="2.3.1",
+                                                          python_env_torch_npu_version="2.2.0.post99"), COMPAT, None, "cpu")
+    assert len(errors) == 1 and "is built for torch 2.2.0" in errors[0]
+    assert len(warnings) == 1 and "not in the compatibility table" in warnings[0]
+    errors, warnings = combination_problems("n", settings(python_env_torch_version="2.3.1",
+                                                          python_env_torch_npu_version="2.3.1.post99"), COMPAT, None, "cpu")
+    assert errors == [] and "2.3.1.post99 is not in" in warnings[0]
+
+
+def test_a_local_label_on_torch_does_not_hide_the_pairing():
+    errors, _ = combination_problems("n", settings(python_env_torch_version="2.1.0+cpu",
+                                                   python_env_torch_npu_version="2.1.0.post17"), COMPAT, "8.3.RC1", "ascend")
+    assert errors == []
+
+
+@pytest.mark.parametrize("cann, from_inventory, expected", [
+    ("8.3.RC1", False, []),
+    ("8.3.rc1", False, []),
+    ("8.2.RC1", False, ["n: python_env_torch_npu_version: torch_npu 2.1.0.post17 is paired with CANN 8.3.RC1"]),
+    ("8.0.0", True, ["n: python_env_torch_npu_version: torch_npu 2.1.0.post17 is paired with CANN 8.3.RC1"]),
+])
+def test_torch_npu_against_the_cann_of_the_node_or_the_inventory(cann, from_inventory, expected):
+    chosen = settings(python_env_torch_version="2.1.0", python_env_torch_npu_version="2.1.0.post17",
+                      python_env_cann_version=cann if from_inventory else "")
+    errors, _ = combination_problems("n", chosen, COMPAT, None if from_inventory else cann, "ascend")
+    assert [error[:len(expected[0])] for error in errors] == expected if expected else errors == []
+    if errors:
+        assert errors[0].endswith(("but python_env_cann_version is CANN %s" if from_inventory
+                                   else "but the node's CANN is CANN %s") % cann)
+
+
+def test_cann_pairings_are_not_checked_off_ascend():
+    chosen = settings(python_env_torch_version="2.1.0", python_env_torch_npu_version="2.1.0.post17",
+                      python_env_mindspore_version="2.7.1")
+    assert combination_problems("n", chosen, COMPAT, "7.0.0", "cpu") == ([], [])
+
+
+def test_mindspore_against_cann():
+    errors, _ = combination_problems("n", settings(python_env_mindspore_version="2.7.1"), COMPAT, "8.0.0", "ascend")
+    assert errors[0].startswith("n: python_env_mindspore_version: MindSpore 2.7.1 is paired with CANN 8.3.RC1")
+    assert combination_problems("n", settings(python_env_mindspore_version="2.7.1"), COMPAT, "8.3.RC1", "ascend") == ([], [])
+    errors, warnings = combination_problems("n", settings(python_env_mindspore_version="9.9.9"), COMPAT, "8.3.RC1",
+                                            "ascend")
+    assert errors == [] and "MindSpore 9.9.9 is not in" in warnings[0]
+    _, warnings = combination_problems("n", settings(python_env_mindspore_version="2.7.1"), COMPAT, None, "ascend")
+    assert any("no CANN found on the node" in warning for warning in warnings)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"python_env_torch_version": 2.1}, "n: python_env_torch_version: 2.1 is not a version"),
+    ({"python_env_torch_version": "2.1.0; rm -rf /"}, "is not a version"),
+    ({"python_env_torch_version": ">=2.1"}, "is not a version"),
+    ({"python_env_torch_npu_version": "2.1.0"}, "n: python_env_torch_npu_version: torch_npu needs torch"),
+    ({"python_env_apex_version": "0.1"}, "n: python_env_apex_version: Ascend's apex is built for torch_npu"),
+    ({"python_env_extra_requirements": ["pyyaml"]}, "'pyyaml' is not name==version"),
+    ({"python_env_extra_requirements": ["pyyaml>=6"]}, "is not name==version"),
+    ({"python_env_extra_requirements": "pyyaml==6.0"}, "must be a list"),
+    ({"python_env_cann_version": "latest"}, "n: python_env_cann_version: 'latest' is not a CANN version"),
+    ({"python_env_backend": "npu"}, "n: python_env_backend: 'npu' is not one of auto, ascend, gpu, cpu"),
+])
+def test_bad_settings_name_the_host_and_the_variable(changes, message):
+    errors, _ = combination_problems("n", settings(**changes), COMPAT, None, "cpu")
+    assert len(errors) == 1 and message in errors[0]
+
+
+def test_pins_and_requirement_lines():
+    chosen = settings(python_env_mindspore_version="2.7.1", python_env_torch_version="2.13.0",
+                      python_env_extra_requirements=["PyYAML==6.0.3"])
+    assert pins(chosen) == [("mindspore", "2.7.1"), ("torch", "2.13.0"), ("PyYAML", "6.0.3")]
+    assert requirement_lines(chosen) == ["mindspore==2.7.1", "torch==2.13.0", "PyYAML==6.0.3"]
+
+
+def test_wheelhouse_key_and_pip_platforms():
+    key = wheelhouse_key("3.11.2", "x86_64", "2.36")
+    assert key == "cp311-manylinux_2_36_x86_64"
+    platforms, python = platform_of(key)
+    assert python == "3.11"
+    assert platforms[0] == "manylinux_2_36_x86_64" and platforms[-1] == "manylinux1_x86_64"
+    assert "manylinux_2_28_x86_64" in platforms and "manylinux2014_x86_64" in platforms
+    assert "manylinux_2_37_x86_64" not in platforms
+    assert platform_of(wheelhouse_key("3.9", "aarch64", "2.17"))[0][-1] == "manylinux2014_aarch64"
+    with pytest.raises(ValueError):
+        platform_of("../../etc")
+
+
+@pytest.mark.parametrize("filename, python, fits", [
+    ("torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl", "3.11", True),
+    ("torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl", "3.10", False),
+    ("protobuf-7.36.2-cp310-abi3-manylinux2014_x86_64.whl", "3.11", True),
+    ("protobuf-7.36.2-cp310-abi3-manylinux2014_x86_64.whl", "3.9", False),
+    ("six-1.17.0-py2.py3-none-any.whl", "3.11", True),
+    ("mindspore-2.7.1-cp39-cp39-manylinux1_x86_64.whl", "3.11", False),
+])
+def test_wheel_python_tags(filename, python, fits):
+    assert wheel_python_fits(filename, python) is fits
+
+
+def test_wheel_problems_name_the_host_and_the_base_python():
+    found = wheel_problems("node1", ["mindspore-2.7.1-cp39-cp39-manylinux1_x86_64.whl",
+                                     "six-1.17.0-py2.py3-none-any.whl"], "3.11", ["mindspore"])
+    assert found == ["node1: python_env_base_python: mindspore-2.7.1-cp39-cp39-manylinux1_x86_64.whl does not "
+                     "install on the node's Python 3.11 (its Python tag is cp39)"]
+
+
+def test_sha256sums_round_trip_and_mismatch():
+    sums = {"b.whl": "b" * 64, "a.whl": "a" * 64}
+    text = sha256sums_text(sums)
+    assert text.splitlines()[0] == "a" * 64 + "  a.whl"
+    assert parse_sha256sums(text + "junk\n" + "c" * 64 + " *dir/c.whl\n") == dict(sums, **{"c.whl": "c" * 64})
+    assert checksum_problems(sums, {"a.whl": "a" * 64, "b.whl": "f" * 64, "new.whl": "0" * 64}) == [
+        "b.whl: sha256 %s, but SHA256SUMS records %s (replace the file or its line)" % ("f" * 64, "b" * 64)]
+
+
+def test_copy_plan_skips_wheels_with_the_same_sha256():
+    wheels = wheel_list([{"stat": {"path": "/w/a.whl", "checksum": "1" * 64, "size": 10}},
+                         {"stat": {"path": "/w/b.whl", "checksum": "2" * 64, "size": 20}},
+                         {"stat": {"path": "/w/c.whl", "checksum": "3" * 64, "size": 30}}])
+    assert [wheel["name"] for wheel in copy_plan(wheels, {"a.whl": "1" * 64, "b.whl": "9" * 64})] == ["b.whl", "c.whl"]
+    assert copy_plan(wheels, {wheel["name"]: wheel["sha256"] for wheel in wheels}) == []
+
+
+def test_installed_versions_are_compared_before_installing():
+    assert version_matches("2.13.0+cpu", "2.13.0")
+    assert not version_matches("2.13.0", "2.13.0+cpu")
+    assert not version_matches("2.13.1", "2.13.0")
+    assert not version_matches(None, "2.13.0")
+    todo, diff = install_plan([("mindspore", "2.7.1"), ("torch", "2.13.0")], {"mindspore": "2.7.1", "torch": None})
+    assert todo == ["torch==2.13.0"]
+    assert diff == {"before": "torch absent\n", "after": "torch 2.13.0\n"}
+    assert install_plan([("torch", "2.13.0")], {"torch": "2.13.0+cpu"}) == ([], {"before": "", "after": ""})
+
+
+def test_pip_installs_from_the_node_wheels_only():
+    argv = pip_install_argv("/opt/cluster-suite/python/bin/python", "/opt/cluster-suite/python/wheels", ["torch==2.13.0"])
+    assert argv[:4] == ["/opt/cluster-suite/python/bin/python", "-m", "pip", "install"]
+    assert "--no-index" in argv and argv[argv.index("--find-links") + 1] == "/opt/cluster-suite/python/wheels"
+    assert argv[-1] == "torch==2.13.0"
+
+
+def test_the_inventory_check_knows_every_setting_of_the_role():
+    specs = role_argument_specs()
+    defaults_path = os.path.join(os.path.dirname(COMPAT_PATH), "..", "defaults", "main.yml")
+    with open(defaults_path, encoding="utf-8") as handle:
+        defaults = yaml.safe_load(handle)
+    assert sorted(name for name in specs if name.startswith("python_env_")) == sorted(defaults)
+    assert specs["python_env_backend"]["choices"] == ["auto", "ascend", "gpu", "cpu"]
+    assert {"cluster_python_env_path", "cluster_python_provided"} <= set(specs)
+
+
+def test_installed_versions_read_by_the_environment_python():
+    import subprocess
+    import sys
+
+    from python_env_node import installed_versions
+
+    def run(argv):
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            return 127, "", str(exc)
+        return done.returncode, done.stdout, done.stderr
+
+    found, error = installed_versions(run, sys.executable, ["pytest", "no-such-distribution-here"])
+    assert error is None and found["pytest"] == pytest.__version__ and found["no-such-distribution-here"] is None
+    found, error = installed_versions(run, "/nonexistent/python", ["pytest"])
+    assert found is None and error.startswith("/nonexistent/python does not run")
