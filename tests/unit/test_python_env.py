@@ -25,7 +25,7 @@ def settings(**changes):
 def test_the_table_names_its_source_and_every_torch_npu_row_follows_the_naming_rule():
     with open(COMPAT_PATH, encoding="utf-8") as handle:
         text = handle.read()
-    assert "Ascend's PyTorch multi-node training guide" in text and "MindSpore's installation guide" in text
+    assert "Ascend's PyTorch multi-node training guide" in text and "MindSpore Transformers' installation guide" in text
     for version, entry in COMPAT["torch_npu"].items():
         assert release(version) == entry["torch"], version
         assert entry["cann"]
