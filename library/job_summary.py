@@ -45,6 +45,12 @@ options:
     description: More fields to store in the JSON summary (for example why the wait ended).
     type: dict
     default: {}
+  hosts:
+    description: The nodes of this run. Only their folders under O(log_root) are read; a
+      folder of another node was left by an earlier run of the job on other nodes and is named
+      in the summary as not read. Without it, every folder is read.
+    type: list
+    elements: str
   dest:
     description: Where to write the JSON summary; default C(<log_root>/summary.json).
     type: path
@@ -176,6 +182,7 @@ def main():
             expected=dict(type="dict", default={}),
             running_hosts=dict(type="list", elements="str", default=[]),
             extra=dict(type="dict", default={}),
+            hosts=dict(type="list", elements="str"),
             dest=dict(type="path"),
             not_copied=dict(type="dict", default={}),
             catalogue=dict(type="dict", default={}),
@@ -193,7 +200,7 @@ def main():
     except (TypeError, ValueError):
         module.fail_json(msg="expected: keys must be ranks (integers)")
     summary = summarize(params["log_root"], params["job"], params["launcher"], expected,
-                        params["running_hosts"], params["not_copied"])
+                        params["running_hosts"], params["not_copied"], params["hosts"])
     summary.update(params["extra"])
     if params["catalogue"]:
         try:
@@ -202,7 +209,7 @@ def main():
             module.fail_json(msg="catalogue: %s" % exc)
         if (summary.get("hang") or {}).get("hung"):
             summary["result"] = "hung"
-        diagnose(summary, diagnosis_logs(params["log_root"]), catalogue, params["clocks"])
+        diagnose(summary, diagnosis_logs(params["log_root"], params["hosts"]), catalogue, params["clocks"])
         summary["text"] = render(summary)
     summary["text"] += "".join("\n" + line for line in hang_lines(summary.get("hang")))
     if summary.get("timed_out") and summary["result"] != "succeeded":

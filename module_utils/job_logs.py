@@ -323,17 +323,28 @@ def _os_reason(exc):
     return f"cannot write it: {exc.strerror or exc}"
 
 
-def scan(root):
+def host_folders(root, hosts=None):
+    """The node folders under ``root`` to read: directories, never links (a copy gathered
+    before links were refused may still hold some), and only those of ``hosts`` when given
+    (the nodes of this run: a folder of another node is left from an earlier run)."""
+    if not os.path.isdir(root):
+        return []
+    return [host for host in sorted(os.listdir(root))
+            if os.path.isdir(os.path.join(root, host)) and not os.path.islink(os.path.join(root, host))
+            and (hosts is None or host in hosts)]
+
+
+def earlier_hosts(root, hosts):
+    """Node folders under ``root`` that are not of this run's ``hosts`` (left from an earlier run)."""
+    return [] if hosts is None else [host for host in host_folders(root) if host not in hosts]
+
+
+def scan(root, hosts=None):
     """Read everything under ``root``: statuses, launchers and rank logs, per host."""
     ranks, launchers, schedulers = {}, [], []
     logs = {}
-    if not os.path.isdir(root):
-        return ranks, launchers, schedulers, logs
-    for host in sorted(os.listdir(root)):
+    for host in host_folders(root, hosts):
         host_dir = os.path.join(root, host)
-        # Links are never read: a copy gathered before links were refused may still hold some.
-        if not os.path.isdir(host_dir) or os.path.islink(host_dir):
-            continue
         for dirpath, _dirs, files in os.walk(host_dir):
             for name in sorted(files):
                 path = os.path.join(dirpath, name)
@@ -362,14 +373,15 @@ def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), not_copied=None):
+def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), not_copied=None, hosts=None):
     """Summary dict of the job whose logs are under ``root``.
 
     ``expected``: {rank: host} from the plan (ranks without a status are then reported as
     missing); ``running_hosts``: nodes where the job still has processes; ``not_copied``: {host:
-    [{"member", "reason"}]}, what ``unpack_logs`` left out of each node's logs.
+    [{"member", "reason"}]}, what ``unpack_logs`` left out of each node's logs; ``hosts``: the
+    nodes of this run (the folders of other nodes, from an earlier run, are not read).
     """
-    statuses, launchers, schedulers, logs = scan(root)
+    statuses, launchers, schedulers, logs = scan(root, hosts)
     expected = {int(rank): host for rank, host in (expected or {}).items()}
     all_ranks = sorted(set(expected) | set(statuses) | {r for r in logs if _is_int(r)})
     running_hosts = list(running_hosts)
@@ -427,21 +439,20 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
         "schedulers": schedulers,
         "running_hosts": running_hosts,
         "not_copied": {host: list(items) for host, items in sorted((not_copied or {}).items()) if items},
+        "earlier_hosts": earlier_hosts(root, hosts),
     }
     if not rows:
-        summary["launcher_errors"] = _launcher_errors(root)
+        summary["launcher_errors"] = _launcher_errors(root, hosts)
     summary["text"] = render(summary)
     return summary
 
 
-def _launcher_errors(root):
+def _launcher_errors(root, hosts=None):
     """Error lines of the launcher logs, when no rank left anything behind."""
     found = []
-    if not os.path.isdir(root):
-        return found
-    for host in sorted(os.listdir(root)):
+    for host in host_folders(root, hosts):
         path = os.path.join(root, host, "launcher.log")
-        if os.path.isfile(path) and not os.path.islink(path) and not os.path.islink(os.path.join(root, host)):
+        if os.path.isfile(path) and not os.path.islink(path):
             found += [f"{host}: {line}" for line in error_lines(_read(path))]
     return found[:MAX_ERRORS * 2]
 
@@ -492,14 +503,17 @@ def render(summary):
         more = f"; and {len(items) - MAX_ERRORS} more" if len(items) > MAX_ERRORS else ""
         lines.append(f"  {host}: {len(items)} item(s) of its logs not copied (only regular files "
                      f"and directories are): {shown}{more}")
+    if summary.get("earlier_hosts"):
+        lines.append(f"  not read: the logs of {', '.join(summary['earlier_hosts'])}, "
+                     f"left from an earlier run (not a node of this one)")
     return "\n".join(lines)
 
 
-def diagnosis_logs(root):
+def diagnosis_logs(root, hosts=None):
     """What job_failures.diagnose reads: every rank's logs (text, node, mtime) and each node's
-    launcher and scheduler log (text and error lines)."""
+    launcher and scheduler log (text and error lines), of ``hosts`` when given."""
     found = {"ranks": {}, "launchers": {}, "schedulers": {}, "plogs": {}}
-    statuses, _launchers, _schedulers, logs = scan(root)
+    statuses, _launchers, _schedulers, logs = scan(root, hosts)
     for rank, files in logs.items():
         if _is_int(rank):
             found["ranks"][rank] = [{"host": host, "text": _read(path), "mtime": _mtime(path)}
@@ -509,11 +523,7 @@ def diagnosis_logs(root):
         for host, rel, path in _plogs(root, status.get("host"), status.get("pid")):
             found["plogs"].setdefault(rank, []).append(rel)
             found["ranks"].setdefault(rank, []).append({"host": host, "text": _read(path), "mtime": None})
-    if not os.path.isdir(root):
-        return found
-    for host in sorted(os.listdir(root)):
-        if os.path.islink(os.path.join(root, host)):
-            continue
+    for host in host_folders(root, hosts):
         for name, kind in (("launcher.log", "launchers"), ("scheduler.log", "schedulers")):
             path = os.path.join(root, host, name)
             if os.path.isfile(path) and not os.path.islink(path):

@@ -88,3 +88,26 @@ def test_no_rank_at_all_reports_launcher_errors(tmp_path):
 def test_loss_formats():
     assert job_logs.loss_values("epoch: 0, step: 0, loss is 2.3499548\nloss: [0.5]\nloss=1e-3") == [2.3499548, 0.5, 0.001]
     assert job_logs.error_lines("[WARNING] Error in noise\nValueError: bad\nfatal: x") == ["ValueError: bad", "fatal: x"]
+
+
+def test_folders_of_other_nodes_from_an_earlier_run_are_not_read(tmp_path):
+    # An earlier run of the job on four nodes left node3 and node4; this run used node1, node2.
+    for rank, host in enumerate(["node1", "node1", "node2", "node2"]):
+        write(tmp_path / host / f"worker_{rank}.log", "step: 0, loss: 1.0\n")
+        status(tmp_path, host, rank, 0)
+    for rank, host in ((2, "node3"), (3, "node4")):
+        write(tmp_path / host / f"worker_{rank}.log", "RuntimeError: stale\n")
+        status(tmp_path, host, rank, 1)
+    write(tmp_path / "node4" / "launcher.log", "ERROR: stale launcher\n")
+    summary = job_logs.summarize(str(tmp_path), "j", "mpirun", hosts=["node1", "node2"])
+    assert summary["result"] == "succeeded"
+    assert [row["host"] for row in summary["ranks"]] == ["node1", "node1", "node2", "node2"]
+    assert all(len(row["logs"]) == 1 for row in summary["ranks"])
+    assert summary["earlier_hosts"] == ["node3", "node4"]
+    assert ("  not read: the logs of node3, node4, left from an earlier run (not a node of this one)"
+            in summary["text"])
+    logs = job_logs.diagnosis_logs(str(tmp_path), ["node1", "node2"])
+    assert {entry["host"] for files in logs["ranks"].values() for entry in files} == {"node1", "node2"}
+    assert "node4" not in logs["launchers"]
+    # Without hosts (the module's default), every folder is read.
+    assert job_logs.summarize(str(tmp_path), "j", "mpirun")["result"] == "failed"
