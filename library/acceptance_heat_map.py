@@ -11,12 +11,17 @@ description:
     the pair's bandwidth against the cluster's pair reference (green at 1, yellow, red at 0),
     black for a broken pair, grey for a pair not measured; the diagonal shows each node's own
     test. Nodes run in the report's order, top to bottom and left to right.
+  - Node names label the rows (left) and the columns (above, written upwards) in a built-in
+    pixel font; a domain all nodes share is left out and a name longer than 16 characters keeps
+    its first 7 and last 8 joined by C(~). A legend below the grid explains the colours.
   - The file is replaced atomically, and only when its bytes differ.
 author:
   - Cluster suite contributors
 options:
   report:
-    description: The report (C(nodes), C(pairs) with C(pair), C(status), C(ratio)).
+    description:
+      - The report (C(nodes) with C(node), C(status), C(intra_ratio); C(pairs) with C(pair),
+        C(status), C(ratio)).
     type: dict
     required: true
   dest:
@@ -24,9 +29,10 @@ options:
     type: path
     required: true
   cell:
-    description: Side of one cell in pixels.
+    description:
+      - Side of one cell in pixels, at least 8 (a label's height).
+      - By default 24, smaller for more than 32 nodes so that the grid stays near 768 pixels.
     type: int
-    default: 24
 extends_documentation_fragment:
   - action_common_attributes
 attributes:
@@ -52,8 +58,12 @@ dest:
   description: The PNG written.
   returned: always
   type: str
-size:
-  description: Width and height in pixels.
+width:
+  description: Width of the image in pixels.
+  returned: always
+  type: int
+height:
+  description: Height of the image in pixels.
   returned: always
   type: int
 """
@@ -70,16 +80,16 @@ def main():
         argument_spec={
             "report": {"type": "dict", "required": True},
             "dest": {"type": "path", "required": True},
-            "cell": {"type": "int", "default": 24},
+            "cell": {"type": "int"},
         },
         supports_check_mode=True,
     )
     dest = module.params["dest"]
     try:
-        data = heat_map_png(module.params["report"], cell=max(4, module.params["cell"]))
+        data = heat_map_png(module.params["report"], cell=module.params["cell"])
     except (KeyError, TypeError, ValueError) as error:
         module.fail_json(msg=f"acceptance_heat_map: not an acceptance report: {error!r}")
-    width = int.from_bytes(data[16:20], "big")
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     old = None
     if os.path.isfile(dest) and not os.path.islink(dest):
         with open(dest, "rb") as handle:
@@ -97,7 +107,7 @@ def main():
             if os.path.exists(temporary):
                 os.unlink(temporary)
             module.fail_json(msg=f"acceptance_heat_map: cannot write {dest}: {error}")
-    module.exit_json(changed=changed, dest=dest, size=width)
+    module.exit_json(changed=changed, dest=dest, width=width, height=height)
 
 
 if __name__ == "__main__":
