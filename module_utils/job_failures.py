@@ -265,7 +265,8 @@ def diagnose(summary, logs, catalogue, clocks=None):
     first = timed[0] if timed else next((item for item in candidates if item["diagnosis"]),
                                         candidates[0] if candidates else None)
     if first is None and explained:
-        launcher = next((item for item in explained if item["diagnosis"]), explained[0])
+        # A launcher that failed comes before one that exited 0 with a known warning in its log.
+        launcher = min(explained, key=lambda item: (item["exit"] in (0, None), item["diagnosis"] is None))
         first = dict(kind="launcher", name=f"launcher {summary.get('launcher') or ''}".strip(),
                      host=launcher["host"], when=None, error=_first_line(launcher["diagnosis"], launcher["errors"]),
                      diagnosis=launcher["diagnosis"],

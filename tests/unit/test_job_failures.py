@@ -40,6 +40,9 @@ MESSAGES = {
     "mindspore_cluster_timeout": "[ERROR] ME(162078:281473590168608,MainProcess):2025-03-10-09:40:38.722.000 "
                                  "[mindspore/parallel/cluster/process_entity/_api.py:431] Time out nodes are ['3']",
     "out_of_memory": "MemoryError",
+    "mindspore_worker_sigsegv": "[ERROR] ME(1411:140708979438272,MainProcess):2026-11-25-01:15:53.807.000 "
+                                "[mindspore/parallel/cluster/process_entity/_api.py:369] Worker process 1419 exit "
+                                "with exception. Error code: -11.",
     "killed_sigkill": "mpirun noticed that process rank 2 with PID 846 on node node2 exited on signal 9 (Killed).",
     "killed_sigsegv": "Segmentation fault (core dumped)",
     "framework_import": "ModuleNotFoundError: No module named 'mindspore'",
@@ -213,3 +216,26 @@ def test_plog_of_a_failed_rank_is_read_and_named(tmp_path):
     assert row["plogs"] == ["node1/ascend/debug/plog/plog-4242_20261124.log"]
     assert row["diagnosis"]["id"] == "hccl_connect_timeout"
     assert "    CANN log: node1/ascend/debug/plog/plog-4242_20261124.log" in summary["text"]
+
+
+def test_msrun_worker_crash_at_exit_is_the_failing_launcher_not_a_warning(tmp_path):
+    # Every rank finished and recorded exit 0; msrun on node2 then saw its worker die of SIGSEGV
+    # at exit. node1's launcher exited 0 with only the scheduler-connection warnings of the start.
+    warning = ("[WARNING] DISTRIBUTED(1419,7fb24262d2c0,python):2026-11-25-01:15:47.215.992 "
+               "[mindspore/ccsrc/cluster/topology/compute_graph_node.cc:171] Register] Failed to connect to "
+               "the meta server node url: 10.89.0.2:8118\n")
+    for rank, host in enumerate(["node1", "node1", "node2", "node2"]):
+        write(tmp_path / host / f"worker_{rank}.log", "step: 19, loss: 0.33\n")
+        status(tmp_path, host, rank, 0, 1000.0 + rank)
+    write(tmp_path / "node1" / "launcher.log", warning)
+    write(tmp_path / "node1" / "status" / "launcher.json", '{"host": "node1", "exit": 0}')
+    write(tmp_path / "node2" / "launcher.log", warning + MESSAGES["mindspore_worker_sigsegv"] + "\n"
+          "RuntimeError: Distributed job exited with exception. Please check logs in directory: logs.\n")
+    write(tmp_path / "node2" / "status" / "launcher.json", '{"host": "node2", "exit": 1}')
+    summary = summarise(tmp_path, launcher="msrun",
+                        expected={0: "node1", 1: "node1", 2: "node2", 3: "node2"})
+    assert summary["result"] == "failed"
+    first = summary["first_failure"]
+    assert (first["kind"], first["host"], first["exit_text"]) == ("launcher", "node2", "exit 1")
+    assert first["diagnosis"]["id"] == "mindspore_worker_sigsegv"
+    assert "  first failure: launcher msrun on node2, exit 1: " in summary["text"]
