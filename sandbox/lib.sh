@@ -9,14 +9,29 @@ die() { echo "sandbox: error: $*" >&2; exit 1; }
 
 sandbox_cache_dir() { echo "${SANDBOX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cluster-suite}"; }
 
+# The node flavour: sshd (sshd is PID 1, the default) or systemd (systemd is PID 1 and runs sshd,
+# firewalld and ufw as units, as on a real server).
+SANDBOX_FLAVOUR=${SANDBOX_FLAVOUR:-sshd}
+case "$SANDBOX_FLAVOUR" in
+  sshd|systemd) ;;
+  *) die "SANDBOX_FLAVOUR must be sshd or systemd, got '$SANDBOX_FLAVOUR'" ;;
+esac
+
+# The files each flavour's image is made from.
+sandbox_image_recipe() {
+  local image=$SANDBOX_DIR/image
+  echo "$image/packages.txt" "$image/build.sh" "$image/configure-rootfs.sh" "$image/sandbox-init"
+  [ "$SANDBOX_FLAVOUR" = sshd ] || echo "$image/packages-systemd.txt" "$image/sandbox-boot.service"
+}
+
 # The image tag is the hash of everything that goes into the image.
 sandbox_image_ref() {
   if [ -n "${SANDBOX_IMAGE:-}" ]; then echo "$SANDBOX_IMAGE"; return; fi
-  local sum
-  sum=$(cat "$SANDBOX_DIR"/image/packages.txt "$SANDBOX_DIR"/image/build.sh \
-            "$SANDBOX_DIR"/image/configure-rootfs.sh "$SANDBOX_DIR"/image/sandbox-init \
-        | sha256sum | cut -c1-12)
-  echo "localhost/cluster-suite-node:$sum"
+  local sum name=cluster-suite-node
+  # shellcheck disable=SC2046
+  sum=$(cat $(sandbox_image_recipe) | sha256sum | cut -c1-12)
+  [ "$SANDBOX_FLAVOUR" = sshd ] || name=$name-$SANDBOX_FLAVOUR
+  echo "localhost/$name:$sum"
 }
 
 # The Debian mirror of this machine's own apt sources (never a host name written in the repo).

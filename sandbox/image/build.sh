@@ -20,25 +20,45 @@ fi
 
 mirror=$(debian_mirror)
 suite=bookworm
-packages=$(grep -v '^\s*#' "$here/packages.txt" | grep -v '^\s*$' | paste -sd, -)
+package_list() { grep -v '^\s*#' "$1" | grep -v '^\s*$' | paste -sd "$2" -; }
+packages=$(package_list "$here/packages.txt" ,)
 cache=${SANDBOX_CACHE:-$(sandbox_cache_dir)}
 mkdir -p "$cache/debootstrap-debs"
 rootfs=$(mktemp -d "${TMPDIR:-/tmp}/sandbox-rootfs.XXXXXX")
 trap 'rm -rf "$rootfs"' EXIT
 
-echo "sandbox image: debootstrap $suite from the machine's apt mirror into $rootfs"
+echo "sandbox image ($SANDBOX_FLAVOUR flavour): debootstrap $suite from the machine's apt mirror into $rootfs"
 debootstrap --variant=minbase --include="$packages" --cache-dir="$cache/debootstrap-debs" \
   "$suite" "$rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1 || {
   tail -n 30 "$cache/debootstrap.log" >&2
   die "debootstrap failed (full log: $cache/debootstrap.log)"
 }
 
-# Configure the root file system: sshd as PID 1 needs its runtime directory and host keys made
-# at container start (each node must have its own keys), so remove the ones debootstrap made.
-"$here/configure-rootfs.sh" "$rootfs"
+# The systemd flavour's packages go in with apt-get inside the new root: their maintainer scripts
+# (polkitd's among them) fail in debootstrap's bare configure stage.
+if [ "$SANDBOX_FLAVOUR" = systemd ]; then
+  echo "sandbox image: apt-get install $(package_list "$here/packages-systemd.txt" ' ')"
+  mount -t proc proc "$rootfs/proc"
+  trap 'umount "$rootfs/proc" 2>/dev/null || true; rm -rf "$rootfs"' EXIT
+  printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"; chmod 0755 "$rootfs/usr/sbin/policy-rc.d"
+  # shellcheck disable=SC2046
+  chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive sh -c 'apt-get update && apt-get install -y --no-install-recommends "$@"' \
+    apt $(package_list "$here/packages-systemd.txt" ' ') >>"$cache/debootstrap.log" 2>&1 || {
+    tail -n 30 "$cache/debootstrap.log" >&2
+    die "apt-get install in the new root failed (full log: $cache/debootstrap.log)"
+  }
+  rm -f "$rootfs/usr/sbin/policy-rc.d"
+  umount "$rootfs/proc"
+fi
+
+# Configure the root file system: each node makes its own host keys at start, so remove the ones
+# debootstrap made.
+"$here/configure-rootfs.sh" "$rootfs" "$SANDBOX_FLAVOUR"
+init=/usr/local/sbin/sandbox-init
+[ "$SANDBOX_FLAVOUR" = sshd ] || init=/sbin/init
 
 echo "sandbox image: importing as $tag"
 tar -C "$rootfs" -c . | podman import --quiet \
-  --change 'CMD ["/usr/local/sbin/sandbox-init"]' \
+  --change "CMD [\"$init\"]" \
   --change 'ENV LANG=C.UTF-8' - "$tag" >/dev/null
 echo "sandbox image: built $tag"

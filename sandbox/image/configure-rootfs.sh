@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Turns a debootstrapped root file system into a sandbox node: sshd as the main process,
-# per-container host keys, key-only SSH, no apt caches.
+# Turns a debootstrapped root file system into a sandbox node: sshd as the main process (flavour
+# sshd) or as a unit of systemd (flavour systemd), per-container host keys, key-only SSH, no apt
+# caches.
 set -euo pipefail
 rootfs=$1
+flavour=${2:-sshd}
 here=$(cd "$(dirname "$0")" && pwd)
 
 install -m 0755 "$here/sandbox-init" "$rootfs/usr/local/sbin/sandbox-init"
@@ -23,3 +25,15 @@ rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
 echo 'sandbox-node' >"$rootfs/etc/hostname"
 # Nodes run with --no-hosts so that /etc/hosts is an ordinary file the ssh_trust role manages.
 printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$rootfs/etc/hosts"
+
+if [ "$flavour" = systemd ]; then
+  install -m 0644 "$here/sandbox-boot.service" "$rootfs/etc/systemd/system/sandbox-boot.service"
+  # Units a container has no use for (no console, no kernel to tune) only fail and slow the boot.
+  chroot "$rootfs" systemctl -q mask getty@tty1.service console-getty.service \
+    systemd-udevd.service systemd-udev-trigger.service systemd-modules-load.service \
+    systemd-sysctl.service systemd-remount-fs.service sys-kernel-config.mount \
+    sys-kernel-debug.mount sys-kernel-tracing.mount
+  chroot "$rootfs" systemctl -q enable sandbox-boot.service ssh.service firewalld.service
+  # Installed as on a stock Ubuntu server: present, off until the role or a test turns it on.
+  chroot "$rootfs" systemctl -q enable ufw.service
+fi
