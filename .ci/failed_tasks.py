@@ -7,8 +7,9 @@ import sys
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 BORDER = re.compile(r"^\s*[│|]\s?")
-# Ansible's failed tasks, Ansible's own errors, pytest's failed tests.
-FAILURE = re.compile(r"^(fatal|failed): \[|^ERROR! |^(FAILED|ERROR) \S+::")
+# Ansible's failed tasks and its own errors; pytest's failed tests, one line each.
+FAILURE = re.compile(r"^(fatal|failed): \[|^ERROR! ")
+FAILED_TEST = re.compile(r"^(FAILED|ERROR) \S+::")
 LINES_PER_FAILURE = 14
 MAX_FAILURES = 2
 
@@ -20,6 +21,8 @@ def failed_tasks(lines):
         line = BORDER.sub("", ANSI.sub("", raw.rstrip("\n")))
         if line.startswith(("TASK [", "PLAY [")):
             task = line.rstrip(" *")
+        elif FAILED_TEST.search(line):
+            found.append(("pytest", [line]))
         elif FAILURE.search(line) and "...ignoring" not in "".join(lines[index:index + 3]):
             body = []
             for text in lines[index:index + LINES_PER_FAILURE]:
