@@ -11,6 +11,7 @@ import os
 import sys
 
 APT_DIR = "/etc/apt"
+OS_RELEASE = "/etc/os-release"
 
 
 def parse_one_line(text):
@@ -66,6 +67,36 @@ def mirror(suite, apt_dir=APT_DIR):
     return None
 
 
+def own_debian_release(os_release=OS_RELEASE):
+    """This machine's Debian codename (e.g. bookworm), or None on another distribution."""
+    try:
+        with open(os_release, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    fields = {}
+    for line in text.splitlines():
+        if "=" in line:
+            key, value = line.split("=", 1)
+            fields[key.strip()] = value.strip().strip('"\'')
+    if fields.get("ID") != "debian":
+        return None
+    return fields.get("VERSION_CODENAME") or None
+
+
+def mirror_or_own_release(suite, apt_dir=APT_DIR, os_release=OS_RELEASE):
+    """The mirror of `suite`, else the one that serves this machine's own Debian release.
+
+    A Debian mirror serves every release, while a machine's sources name only its own: this is
+    how the sandbox finds a mirror for the releases this machine does not run.
+    """
+    url = mirror(suite, apt_dir)
+    if url is not None:
+        return url
+    own = own_debian_release(os_release)
+    return mirror(own, apt_dir) if own else None
+
+
 def has_deb_src(suite, apt_dir=APT_DIR):
     return any("deb-src" in types and suite in suites
                for types, _uris, suites, _components in entries(apt_dir))
@@ -76,10 +107,16 @@ def main(argv=None):
     parser.add_argument("command", choices=["mirror", "deb-src-line", "has-deb-src"])
     parser.add_argument("--suite", default="bookworm")
     parser.add_argument("--apt-dir", default=APT_DIR)
+    parser.add_argument("--os-release", default=OS_RELEASE)
+    parser.add_argument("--or-own-release", action="store_true",
+                        help="mirror: fall back to the mirror of this machine's own Debian release")
     args = parser.parse_args(argv)
     if args.command == "has-deb-src":
         return 0 if has_deb_src(args.suite, args.apt_dir) else 1
-    url = mirror(args.suite, args.apt_dir)
+    if args.command == "mirror" and args.or_own_release:
+        url = mirror_or_own_release(args.suite, args.apt_dir, args.os_release)
+    else:
+        url = mirror(args.suite, args.apt_dir)
     if url is None:
         print(f"no 'deb' source for suite {args.suite} with component main", file=sys.stderr)
         return 1

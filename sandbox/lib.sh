@@ -17,26 +17,46 @@ case "$SANDBOX_FLAVOUR" in
   *) die "SANDBOX_FLAVOUR must be sshd or systemd, got '$SANDBOX_FLAVOUR'" ;;
 esac
 
-# The files each flavour's image is made from.
+# The Debian releases of the nodes, comma-separated: node i runs the ((i-1) mod n)-th, so that a
+# cluster can mix releases (and their Python versions) as real ones drift to.
+SANDBOX_RELEASES=${SANDBOX_RELEASES:-bookworm}
+known_release() { case "$1" in bullseye|bookworm|trixie) return 0 ;; esac; return 1; }
+read -ra sandbox_release_list <<<"${SANDBOX_RELEASES//,/ }"
+[ "${#sandbox_release_list[@]}" -gt 0 ] || die "SANDBOX_RELEASES is empty"
+for _release in "${sandbox_release_list[@]}"; do
+  known_release "$_release" || die "SANDBOX_RELEASES takes bullseye, bookworm and trixie, got '$_release'"
+done
+
+# Each release of SANDBOX_RELEASES once.
+sandbox_releases() { printf '%s\n' "${sandbox_release_list[@]}" | awk '!seen[$0]++'; }
+
+# The release of node <index>.
+node_release() { echo "${sandbox_release_list[($1 - 1) % ${#sandbox_release_list[@]}]}"; }
+
+# The files the image of a flavour and release (bookworm by default) is made from.
 sandbox_image_recipe() {
-  local image=$SANDBOX_DIR/image
+  local image=$SANDBOX_DIR/image release=${1:-bookworm}
   echo "$image/packages.txt" "$image/build.sh" "$image/configure-rootfs.sh" "$image/sandbox-init"
   [ "$SANDBOX_FLAVOUR" = sshd ] || echo "$image/packages-systemd.txt" "$image/sandbox-boot.service"
+  [ ! -f "$image/packages-$release.txt" ] || echo "$image/packages-$release.txt"
 }
 
-# The image tag is the hash of everything that goes into the image.
+# The image tag is the hash of everything that goes into the image; its name carries the release
+# (but bookworm's, the default) and the flavour (but sshd's).
 sandbox_image_ref() {
   if [ -n "${SANDBOX_IMAGE:-}" ]; then echo "$SANDBOX_IMAGE"; return; fi
-  local sum name=cluster-suite-node
+  local sum name=cluster-suite-node release=${1:-bookworm}
   # shellcheck disable=SC2046
-  sum=$(cat $(sandbox_image_recipe) | sha256sum | cut -c1-12)
+  sum=$(cat $(sandbox_image_recipe "$release") | sha256sum | cut -c1-12)
+  [ "$release" = bookworm ] || name=$name-$release
   [ "$SANDBOX_FLAVOUR" = sshd ] || name=$name-$SANDBOX_FLAVOUR
   echo "localhost/$name:$sum"
 }
 
-# The Debian mirror of this machine's own apt sources (never a host name written in the repo).
+# The Debian mirror of this machine's own apt sources (never a host name written in the repo):
+# the one of the suite, else the one that serves this machine's own Debian release.
 debian_mirror() {
-  python3 "$SANDBOX_DIR/apt_sources.py" mirror --suite "${1:-bookworm}" \
+  python3 "$SANDBOX_DIR/apt_sources.py" mirror --suite "${1:-bookworm}" --or-own-release \
     || die "no Debian mirror for ${1:-bookworm} found in this machine's apt sources"
 }
 

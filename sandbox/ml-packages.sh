@@ -48,7 +48,8 @@ volume_complete() {
 
 build_volume() {
   if volume_complete; then log "volume $volume is up to date"; return; fi
-  "$here/image/build.sh" >&2
+  # The venv is Python 3.11's, bookworm's, whatever releases the nodes run.
+  "$here/image/build.sh" bookworm >&2
   podman volume exists "$volume" && podman volume rm -f "$volume" >/dev/null
   podman volume create --label "$cache_label" --label "cluster-suite.ml-requirements=$req_hash" "$volume" >/dev/null
   log "building the venv /opt/ml in $volume inside a throwaway node container (no network)"
@@ -56,7 +57,7 @@ build_volume() {
   packages=$(grep -v '^\s*#' "$requirements" | grep -v '^\s*$' | paste -sd' ')
   # shellcheck disable=SC2086
   if ! podman run --rm --network none -v "$volume:/opt/ml" -v "$wheels:/wheels:ro" \
-      "$(sandbox_image_ref)" sh -euc "
+      "$(sandbox_image_ref bookworm)" sh -euc "
         python3 -m venv /opt/ml
         /opt/ml/bin/pip install --quiet --no-index --find-links /wheels --disable-pip-version-check $packages
         /opt/ml/bin/python -c 'import mindspore, torch; print(mindspore.__version__, torch.__version__)'
