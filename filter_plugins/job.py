@@ -8,13 +8,14 @@
     "{{ plan | job_hostfile }}"     mpirun hostfile text
     "{{ home | job_node_paths(plan.job_dir, plan.log_dir) }}"   [job dir, log dir], absolute
     "{{ job_env | job_secret_env_text }}"   secrets.env (the secret job_env values; no_log only)
+    "{{ plan | job_version_verdicts(versions) }}"   {"fail": [...], "warn": [...]} across the nodes
 """
 
 
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_preflight
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_spec
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_spec, job_versions
 
 
 def _plain(value):
@@ -84,6 +85,11 @@ def job_secret_env_text(job_env):
     return job_spec.secret_env_text(_plain(job_env or {}))
 
 
+def job_version_verdicts(plan, versions):
+    """Version differences across the job's nodes, as the doctor judges them (job_versions.py)."""
+    return job_versions.version_verdicts(_plain(plan), _plain(versions))
+
+
 class FilterModule:
     def filters(self):
         return {
@@ -95,4 +101,5 @@ class FilterModule:
             "job_hostfile": job_hostfile,
             "job_node_paths": job_node_paths,
             "job_secret_env_text": job_secret_env_text,
+            "job_version_verdicts": job_version_verdicts,
         }

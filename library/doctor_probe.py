@@ -184,10 +184,15 @@ port_bind:
 openmpi:
   description:
     - "O(what=user). C(version) from C(ompi_info --version) and its C(path); or C(absent) and C(error);
-      C(marker_version) from the openmpi role's marker file when O(openmpi_marker) is readable."
+      C(marker_version) and C(build) (build C(key), C(os), C(architecture), C(prefix),
+      C(configure_flags), C(source_sha256)) from the openmpi role's marker file when
+      O(openmpi_marker) is readable."
   returned: when O(what=user)
   type: dict
-  sample: {"version": "4.1.4", "path": "/usr/local/bin/ompi_info", "marker_version": "4.1.4"}
+  sample: {"version": "4.1.4", "path": "/usr/local/bin/ompi_info", "marker_version": "4.1.4",
+           "build": {"key": "openmpi-414-debian12-x86_64-3f0c2a9b1d4e", "os": "Debian 12",
+                     "architecture": "x86_64", "prefix": "/usr/local/openmpi-4.1.4",
+                     "configure_flags": ["--enable-orterun-prefix-by-default"], "source_sha256": "ddae..."}}
 python:
   description: "O(what=user). The Python's C(path), C(executable) and C(version), or C(error) when it does not run."
   returned: when O(what=user)

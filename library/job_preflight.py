@@ -14,6 +14,8 @@ description:
     script, OpenMPI's C(orted)), looks for processes of a previous run of the same job (by
     C(CS_JOB_DIR), as M(job_processes) does), checks on the master that the port can be bound,
     and reads the node's IPv4 addresses (C(ip -o -4 addr show)).
+  - Returns the versions a job needs to be the same on every node (the Python, its framework,
+    OpenMPI under O(openmpi_prefix)); the play compares them across nodes as the doctor does.
   - Returns every problem found as one line each, naming the job variable to fix; it does not
     fail on them, so that the play can list every node's problems at once.
   - Changes nothing; runs in check mode too.
@@ -89,6 +91,13 @@ options:
   address:
     description: This node's address; RV(iface) is the device holding it.
     type: str
+  openmpi_prefix:
+    description:
+      - The OpenMPI prefix mpirun starts from (C(bin/ompi_info) under it); its version, and the build
+        the openmpi role's marker records, are returned in RV(versions) for the comparison across
+        nodes. Empty to skip.
+    type: str
+    default: ""
 extends_documentation_fragment:
   - action_common_attributes
 attributes:
@@ -169,6 +178,15 @@ port:
   returned: always
   type: dict
   sample: {"free": true, "error": null, "error_text": null, "holder_pid": null, "holder_name": null, "holder_state": null}
+versions:
+  description:
+    - "C(python): the job's Python's version (null when it does not run); C(framework): the
+      installed version of O(python_module) (null when not found or not asked for); C(openmpi): what
+      the doctor reads of OpenMPI (C(version), C(path), C(build) from the role's marker), null
+      without O(openmpi_prefix)."
+  returned: always
+  type: dict
+  sample: {"python": "3.11.2", "framework": "2.7.1", "openmpi": null}
 problems:
   description: Every problem found, one line each, naming the job variable to fix.
   returned: always
@@ -181,11 +199,31 @@ import os
 import pwd
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.job_preflight import (can_import, find_python, interface_of, node_paths,
-                                                parse_ipv4_addresses, problems)
+from ansible.module_utils.doctor_probe import collect_openmpi
+from ansible.module_utils.job_preflight import (find_python, interface_of, node_paths, parse_ipv4_addresses,
+                                                problems, read_python)
 from ansible.module_utils.job_procs import job_processes
 from ansible.module_utils.job_workspace import problems as workspace_problems
 from ansible.module_utils.tcp_probe import probe_bind
+
+
+def openmpi_at(module, prefix):
+    """What the doctor reads of OpenMPI, from prefix/bin/ompi_info and the role's marker beside it."""
+    ompi_info = os.path.join(prefix, "bin", "ompi_info")
+    marker = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(ompi_info))),
+                          "share", "cluster-suite-build.json")
+
+    def read(path):
+        try:
+            with open(path) as handle:
+                return handle.read()
+        except (IOError, OSError):
+            return None
+
+    def which(_name):
+        return ompi_info if os.access(ompi_info, os.X_OK) else None
+
+    return collect_openmpi(module.run_command, which, read, marker)
 
 
 def main():
@@ -209,6 +247,7 @@ def main():
             port=dict(type="int"),
             master_addr=dict(type="str"),
             address=dict(type="str"),
+            openmpi_prefix=dict(type="str", default=""),
         ),
         supports_check_mode=True,
     )
@@ -219,9 +258,10 @@ def main():
         module.fail_json(msg="cluster_user: %s does not exist on this node (run site.yml first)" % params["user"])
     job_dir, log_dir = node_paths(home, params["job_dir"], params["log_dir"])
     python_path = find_python(params["python"])
+    python = read_python(python_path, params["python_module"]) if python_path else None
     module_ok = None
     if python_path and params["python_module"]:
-        module_ok = can_import(python_path, params["python_module"])
+        module_ok = bool(python and python["found"])
     rc, out, err = module.run_command([module.get_bin_path("ip", required=True), "-o", "-4", "addr", "show"])
     if rc != 0:
         module.fail_json(msg="ip -o -4 addr show failed: %s" % err.strip())
@@ -239,6 +279,8 @@ def main():
         ipv4_addresses=[address for _device, address in ipv4],
         iface=interface_of(ipv4, params["address"]) if params["address"] else "",
         processes=facts["processes"], port=facts["port"],
+        versions=dict(python=(python or {}).get("python"), framework=(python or {}).get("version"),
+                      openmpi=openmpi_at(module, params["openmpi_prefix"]) if params["openmpi_prefix"] else None),
         problems=workspace_problems(home, job_dir, [(item["path"], item["variable"]) for item in params["workspace"]])
         + problems(facts, params),
     )

@@ -226,6 +226,22 @@ def collect_system(run, read, which, options):
     return out
 
 
+def marker_build(marker):
+    """What the openmpi role's marker says of the build: {"key", "os", "architecture", "prefix",
+    "configure_flags", "source_sha256"} (None when the marker does not say)."""
+    if not isinstance(marker, dict) or not isinstance(marker.get("key_fields"), dict):
+        return None
+    fields = marker["key_fields"]
+    return {
+        "key": str(marker.get("build_key") or ""),
+        "os": ("%s %s" % (fields.get("distribution", ""), fields.get("distribution_major_version", ""))).strip(),
+        "architecture": str(fields.get("architecture", "")),
+        "prefix": str(fields.get("prefix", "")),
+        "configure_flags": [str(flag) for flag in fields.get("configure_flags") or []],
+        "source_sha256": str(fields.get("source_sha256", "")),
+    }
+
+
 def collect_openmpi(run, which, read, marker_file=None):
     """``ompi_info --version`` on this user's PATH; the role's marker file as a second opinion."""
     result = {}
@@ -233,9 +249,12 @@ def collect_openmpi(run, which, read, marker_file=None):
     if marker_text:
         try:
             marker = json.loads(marker_text)
-            result["marker_version"] = str(marker.get("version")) if isinstance(marker, dict) else None
         except ValueError:
-            result["marker_version"] = None
+            marker = None
+        result["marker_version"] = str(marker.get("version")) if isinstance(marker, dict) else None
+        build = marker_build(marker)
+        if build:
+            result["build"] = build
     path = which("ompi_info")
     if not path:
         result["absent"] = True

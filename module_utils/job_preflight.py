@@ -6,12 +6,26 @@ One module run instead of one per check: on many nodes each module run is a roun
 Python start on every node, which is most of a launch's time before the ranks start.
 """
 
+import json
 import os
 import re
 import shutil
 import subprocess
 
-IMPORT_CHECK = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 3)"
+# The Python's version and, without importing it (no framework start-up), whether it finds the
+# launcher's framework and which version of it is installed.
+PYTHON_CHECK = (
+    "import importlib.util, json, platform, sys\n"
+    "name = sys.argv[1]\n"
+    "found = bool(name) and importlib.util.find_spec(name) is not None\n"
+    "version = None\n"
+    "if found:\n"
+    "    try:\n"
+    "        from importlib.metadata import version as installed\n"
+    "        version = installed(name)\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "print(json.dumps({'python': platform.python_version(), 'found': found, 'version': version}))\n")
 # "2: eth0    inet 10.89.0.2/24 brd 10.89.0.255 scope global eth0\       valid_lft ..."
 IP_ADDR_LINE = re.compile(r"^\d+:\s+(?P<device>[^\s@]+)(?:@\S+)?\s+inet\s+(?P<address>[0-9.]+)/")
 
@@ -44,11 +58,18 @@ def find_python(python, path=None):
     return shutil.which(python, path=path)
 
 
-def can_import(python_path, module_name, run=subprocess.run):
-    """Whether python_path finds module_name (without importing it: no framework start-up)."""
-    completed = run([python_path, "-c", IMPORT_CHECK, module_name],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return completed.returncode == 0
+def read_python(python_path, module_name, run=subprocess.run):
+    """{"python": version, "found": bool, "version": the module's distribution version or None}
+    from python_path, or None when it does not run."""
+    completed = run([python_path, "-c", PYTHON_CHECK, module_name or ""],
+                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    if completed.returncode != 0:
+        return None
+    try:
+        found = json.loads(completed.stdout.decode() if isinstance(completed.stdout, bytes) else completed.stdout)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def problems(facts, request):

@@ -67,6 +67,67 @@ def compare_versions(label, values, order, master=None, expected=None, expected_
     return verdicts
 
 
+STATUS_ORDER = {"ok": 0, "warn": 1, "fail": 2}
+
+# How two nodes' OpenMPI builds (the openmpi role's marker) may differ: (field, label, verdict, fix).
+OPENMPI_BUILD_ASPECTS = (
+    ("architecture", "Open MPI built for", "fail",
+     "OpenMPI does not mix architectures unless built with --enable-heterogeneous: keep a job on one architecture"),
+    ("prefix", "Open MPI installed at", "fail",
+     "mpirun starts orted from the master's prefix on every node: use one openmpi_prefix everywhere "
+     "(site.yml --tags openmpi)"),
+    ("os", "Open MPI built on", "warn",
+     "the same OpenMPI release, built once per OS release by the openmpi role, works across them when "
+     "versions and flags agree; bring the nodes to one OS release when you can"),
+    ("configure_flags", "Open MPI configured with", "warn",
+     "use the same openmpi_configure_flags on every node (site.yml --tags openmpi)"),
+)
+
+
+def openmpi_verdicts(values, hosts, master, expected=None):
+    """Verdicts for OpenMPI: {host: (status, message)}.
+
+    values: host -> what doctor_probe's collect_openmpi returned. The version decides first (the
+    inventory's openmpi_version when given, else the majority); where versions agree, the builds
+    recorded in the role's marker are compared too (OPENMPI_BUILD_ASPECTS), naming the odd nodes.
+    """
+    values = {host: dict(value or {}) for host, value in values.items()}
+    for value in values.values():
+        if value.get("absent") and value.get("marker_version"):
+            value["error"] = ("ompi_info is not on the training user's PATH, although the openmpi role's "
+                              "marker says %s is installed: run site.yml --tags openmpi (it links "
+                              "mpirun and ompi_info into /usr/local/bin)" % value["marker_version"])
+    verdicts = compare_versions(
+        "Open MPI", values, hosts, master, expected=expected, expected_var="openmpi_version",
+        required=expected is not None,
+        fix="install the same OpenMPI on every node (site.yml --tags openmpi; mpirun fails with "
+            "'Data unpack would read past end of buffer' otherwise)")
+    builds = {host: value["build"] for host, value in values.items()
+              if verdicts.get(host, ("fail",))[0] == "ok" and isinstance(value.get("build"), dict)}
+    for field, label, status, fix in OPENMPI_BUILD_ASPECTS:
+        aspect = {host: {"version": " ".join(build.get(field) or []) if field == "configure_flags"
+                         else build.get(field)}
+                  for host, build in builds.items() if build.get(field) is not None}
+        for host, (found, message) in compare_versions(label, aspect, hosts, master, fix=fix).items():
+            if found == "ok":
+                continue
+            current, text = verdicts[host]
+            worse = status if STATUS_ORDER[status] > STATUS_ORDER[current] else current
+            verdicts[host] = (worse, "%s; %s" % (text, message))
+    return verdicts
+
+
+def python_verdicts(values, hosts, master, variable="launch_python"):
+    """Verdicts for the training Python: another MAJOR.MINOR fails, another patch level warns.
+    variable: the setting that names the Python, for the messages."""
+    values = {host: dict(value or {}) for host, value in values.items()}
+    for value in values.values():
+        if value.get("error"):
+            value["error"] = "%s does not run: %s (%s)" % (value.get("path"), value["error"], variable)
+    return compare_versions("Python", values, hosts, master, required=True, patch_warn=True,
+                            fix="use the same Python on every node (%s)" % variable)
+
+
 def check_versions(nodes, hosts, master, results):
     def collect(getter, applies=lambda host: True):
         values, skipped = {}, {}
@@ -91,27 +152,13 @@ def check_versions(nodes, hosts, master, results):
 
     # OpenMPI: ompi_info on the training user's PATH; the inventory's openmpi_version decides.
     values, skipped = collect(lambda node: (node.get("user") or {}).get("openmpi"))
-    for host, value in values.items():
-        if value.get("absent") and value.get("marker_version"):
-            value["error"] = ("ompi_info is not on the training user's PATH, although the openmpi role's "
-                              "marker says %s is installed: run site.yml --tags openmpi (it links "
-                              "mpirun and ompi_info into /usr/local/bin)" % value["marker_version"])
     expected = sorted({str(nodes[host]["expect"]["openmpi_version"]) for host in values
                        if nodes[host].get("expect", {}).get("openmpi_version")})
-    record("version_openmpi", compare_versions(
-        "Open MPI", values, hosts, master,
-        expected=expected[0] if len(expected) == 1 else None, expected_var="openmpi_version",
-        required=bool(expected),
-        fix="install the same OpenMPI on every node (site.yml --tags openmpi; mpirun fails with "
-            "'Data unpack would read past end of buffer' otherwise)"), skipped)
+    record("version_openmpi", openmpi_verdicts(values, hosts, master,
+                                               expected[0] if len(expected) == 1 else None), skipped)
 
     values, skipped = collect(lambda node: (node.get("user") or {}).get("python"))
-    for host, value in values.items():
-        if value.get("error"):
-            value["error"] = "%s does not run: %s (launch_python)" % (value.get("path"), value["error"])
-    record("version_python", compare_versions(
-        "Python", values, hosts, master, required=True, patch_warn=True,
-        fix="use the same Python on every node (launch_python)"), skipped)
+    record("version_python", python_verdicts(values, hosts, master), skipped)
 
     for module, check in FRAMEWORK_CHECKS.items():
         values, skipped = collect(lambda node, module=module: ((node.get("user") or {}).get("frameworks") or {})

@@ -125,6 +125,23 @@ def test_collect_openmpi():
     assert "libmpi.so.40" in broken["error"] and "version" not in broken
 
 
+def test_collect_openmpi_reads_the_build_from_the_marker():
+    marker = json.dumps({
+        "build_key": "openmpi-414-debian13-x86_64-0123456789ab", "version": "4.1.4",
+        "key_fields": {"distribution": "Debian", "distribution_major_version": "13",
+                       "distribution_release": "trixie", "architecture": "x86_64", "version": "4.1.4",
+                       "configure_flags": ["--disable-mpi-fortran"], "source_sha256": "ab12",
+                       "prefix": "/usr/local/openmpi-4.1.4"}})
+    found = dp.collect_openmpi(lambda argv: (0, "Open MPI v4.1.4\n", ""), lambda name: "/usr/local/bin/ompi_info",
+                               files({"/m": marker}), "/m")
+    assert found["build"] == {"key": "openmpi-414-debian13-x86_64-0123456789ab", "os": "Debian 13",
+                              "architecture": "x86_64", "prefix": "/usr/local/openmpi-4.1.4",
+                              "configure_flags": ["--disable-mpi-fortran"], "source_sha256": "ab12"}
+    unreadable = dp.collect_openmpi(lambda argv: (0, "Open MPI v4.1.4\n", ""), lambda name: "/x/ompi_info",
+                                    files({"/m": "{not json"}), "/m")
+    assert unreadable["marker_version"] is None and "build" not in unreadable
+
+
 def run_for_real(commands):
     return [(p.returncode, p.stdout, p.stderr) for p in
             (subprocess.run(argv, capture_output=True, text=True, check=False) for argv in commands)]

@@ -263,6 +263,48 @@ def test_openmpi_odd_node_named_by_the_majority_without_expected_version():
     assert "4.1.4 on node1, node3" in entry(report, "version_openmpi", "node2")["message"]
 
 
+def build(os_name="Debian 12", **changes):
+    found = {"key": "openmpi-414-%s-x86_64-0" % os_name.replace(" ", "").lower(), "os": os_name,
+             "architecture": "x86_64", "prefix": "/usr/local/openmpi-4.1.4",
+             "configure_flags": ["--disable-mpi-fortran"], "source_sha256": "ab12"}
+    found.update(changes)
+    return found
+
+
+def test_openmpi_build_on_another_os_release_warns_naming_the_odd_node():
+    nodes = cluster()
+    for host in HOSTS:
+        nodes[host]["user"]["openmpi"]["build"] = build("Debian 13" if host == "node2" else "Debian 12")
+    report = dr.build_report(nodes, SETTINGS)
+    assert failing(report) == []
+    statuses = {host: entry(report, "version_openmpi", host)["status"] for host in HOSTS}
+    assert statuses == {"node1": "ok", "node2": "warn", "node3": "ok"}
+    message = entry(report, "version_openmpi", "node2")["message"]
+    assert "Open MPI built on Debian 13 here, but Debian 12 on node1, node3" in message
+
+
+@pytest.mark.parametrize("field, value", [("prefix", "/opt/openmpi"), ("architecture", "aarch64")])
+def test_openmpi_build_with_another_prefix_or_architecture_fails(field, value):
+    nodes = cluster()
+    for host in HOSTS:
+        nodes[host]["user"]["openmpi"]["build"] = build(**({field: value} if host == "node3" else {}))
+    report = dr.build_report(nodes, SETTINGS)
+    assert failing(report) == [("version_openmpi", "node3")]
+    assert value in entry(report, "version_openmpi", "node3")["message"]
+
+
+def test_openmpi_builds_are_not_compared_when_versions_differ():
+    nodes = cluster()
+    for host in HOSTS:
+        nodes[host]["expect"]["openmpi_version"] = None
+        nodes[host]["user"]["openmpi"]["build"] = build()
+    nodes["node2"]["user"]["openmpi"].update(version="4.0.3", build=build("Debian 13"))
+    verdicts = doctor_checks_versions.openmpi_verdicts(
+        {host: nodes[host]["user"]["openmpi"] for host in HOSTS}, HOSTS, "node1")
+    assert verdicts["node2"][0] == "fail" and "Debian" not in verdicts["node2"][1]
+    assert verdicts["node1"] == ("ok", "Open MPI 4.1.4 (same on 2 node(s))")
+
+
 def test_tie_goes_to_the_master():
     verdicts = doctor_checks_versions.compare_versions("torch", {"a": {"version": "1"}, "b": {"version": "2"}}, ["a", "b"], master="b")
     assert verdicts["a"][0] == "fail" and verdicts["b"][0] == "ok"

@@ -2,6 +2,7 @@
 
 import json
 import os
+import platform
 import pwd
 import subprocess
 import sys
@@ -16,9 +17,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 RUNNER = f"""
 import runpy, sys
 sys.path.insert(0, {str(PROJECT / "module_utils")!r})
-import job_preflight, job_procs, job_workspace, tcp_probe
-for name, module in (("job_preflight", job_preflight), ("job_procs", job_procs), ("job_workspace", job_workspace),
-                     ("tcp_probe", tcp_probe)):
+import doctor_probe, job_preflight, job_procs, job_workspace, tcp_probe
+for name, module in (("doctor_probe", doctor_probe), ("job_preflight", job_preflight), ("job_procs", job_procs),
+                     ("job_workspace", job_workspace), ("tcp_probe", tcp_probe)):
     sys.modules["ansible.module_utils." + name] = module
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
@@ -76,9 +77,13 @@ def test_find_python_by_name_and_by_path(tmp_path):
     assert job_preflight.find_python(str(program)) is None
 
 
-def test_can_import_runs_the_python_without_importing():
-    assert job_preflight.can_import(sys.executable, "json")
-    assert not job_preflight.can_import(sys.executable, "no_such_module_here")
+def test_read_python_gives_versions_without_importing():
+    import pytest as installed
+    found = job_preflight.read_python(sys.executable, "pytest")
+    assert found == {"python": platform.python_version(), "found": True, "version": installed.__version__}
+    assert job_preflight.read_python(sys.executable, "no_such_module_here")["found"] is False
+    assert job_preflight.read_python(sys.executable, "")["found"] is False
+    assert job_preflight.read_python("/bin/false", "json") is None
 
 
 def test_no_problem_when_all_is_there():
@@ -130,3 +135,32 @@ def test_module_runs_as_ansible_would(tmp_path):
     assert result["iface"] == "lo" and "127.0.0.1" in result["ipv4_addresses"]
     assert result["job_dir"] == os.path.join(pwd.getpwuid(os.getuid()).pw_dir, "jobs/x")
     assert result["python_path"] == sys.executable and result["port"] is None and not result["changed"]
+    assert result["versions"]["python"] == platform.python_version()
+    assert result["versions"]["framework"] is None and result["versions"]["openmpi"] is None
+
+
+def test_module_reads_openmpi_and_its_build_under_the_prefix(tmp_path):
+    """OpenMPI's version from prefix/bin/ompi_info and its build from the marker beside the real
+    installation (prefix/bin/ompi_info may be a link, as /usr/local/bin's are)."""
+    install = tmp_path / "openmpi-4.1.4"
+    (install / "bin").mkdir(parents=True)
+    (install / "share").mkdir()
+    (install / "bin" / "ompi_info").write_text("#!/bin/sh\necho 'Open MPI v4.1.4'\n")
+    (install / "bin" / "ompi_info").chmod(0o755)
+    (install / "share" / "cluster-suite-build.json").write_text(json.dumps({
+        "build_key": "openmpi-414-debian12-x86_64-0", "version": "4.1.4",
+        "key_fields": {"distribution": "Debian", "distribution_major_version": "12", "architecture": "x86_64",
+                       "prefix": str(install), "configure_flags": [], "source_sha256": "ab"}}))
+    linked = tmp_path / "local"
+    (linked / "bin").mkdir(parents=True)
+    (linked / "bin" / "ompi_info").symlink_to(install / "bin" / "ompi_info")
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
+        "user": pwd.getpwuid(os.getuid()).pw_name, "job_dir": "jobs/x", "log_dir": "logs", "name": "x",
+        "launcher": "mpirun", "python": sys.executable, "openmpi_prefix": str(linked)}}))
+    completed = subprocess.run([sys.executable, "-c", RUNNER, str(PROJECT / "library" / "job_preflight.py"),
+                                str(args)], capture_output=True, text=True, check=False, timeout=60)
+    assert completed.stdout, completed.stderr
+    openmpi = json.loads(completed.stdout)["versions"]["openmpi"]
+    assert openmpi["version"] == "4.1.4" and openmpi["path"] == str(linked / "bin" / "ompi_info")
+    assert openmpi["build"]["os"] == "Debian 12" and openmpi["build"]["prefix"] == str(install)
