@@ -1,7 +1,7 @@
 """Scenario 6: cluster acceptance (playbooks/acceptance.yml) on provisioned clusters of 4 and 8 nodes.
 
 Each size gets a sandbox of plain CPU nodes provisioned with site.yml (not timed; OpenMPI from
-the controller cache), every node's egress shaped alike with tbf (bench/playbooks/
+the controller cache, the frameworks ready-made in the ML volume: the probe needs none), every node's egress shaped alike with tbf (bench/playbooks/
 acceptance_shape.yml: the sandbox's own traffic is CPU-bound and noisy otherwise), then
 acceptance.yml runs `repeat` times with the suite's MPI allreduce probe and must pass: each
 node alone, every pair in N-1 rounds, the healthy nodes together. Measured: the wall time,
@@ -39,7 +39,7 @@ def run(sizes, repeat, args):
     walls, runs = harness.Samples(), []
     with tempfile.TemporaryDirectory(prefix="bench-acceptance-") as report_dir:
         for nodes in sizes:
-            with harness.Sandbox("bench-acceptance-%d" % nodes, nodes, npu_devices=0) as sandbox:
+            with harness.Sandbox("bench-acceptance-%d" % nodes, nodes, npu_devices=0, ml=True) as sandbox:
                 site = harness.require_ok(harness.run_playbook("site.yml", sandbox.inventory),
                                           "site.yml on %d nodes" % nodes)
                 harness.require_ok(harness.run_playbook("bench/playbooks/acceptance_shape.yml", sandbox.inventory),
