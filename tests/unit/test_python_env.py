@@ -2,6 +2,7 @@ import os
 
 import pytest
 import yaml
+from packaging.version import Version
 
 from python_env import (checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
@@ -12,6 +13,8 @@ from python_env_node import install_plan, pip_install_argv, version_matches
 COMPAT_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "python_env", "files", "compat.yml")
 with open(COMPAT_PATH, encoding="utf-8") as handle:
     COMPAT = yaml.safe_load(handle)
+# Copies of the published tables compat.yml cites, with their sources in the folder's README.md.
+PUBLISHED_DIR = os.path.join(os.path.dirname(__file__), "..", "data", "compat")
 
 
 def settings(**changes):
@@ -22,13 +25,48 @@ def settings(**changes):
     return base
 
 
-def test_the_table_names_its_source_and_every_torch_npu_row_follows_the_naming_rule():
-    with open(COMPAT_PATH, encoding="utf-8") as handle:
-        text = handle.read()
-    assert "Ascend's PyTorch multi-node training guide" in text and "MindSpore Transformers' installation guide" in text
+def published_rows(name):
+    """The cells of every data row of the Markdown tables in tests/data/compat/<name>."""
+    rows = []
+    with open(os.path.join(PUBLISHED_DIR, name), encoding="utf-8") as handle:
+        for line in handle:
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if line.startswith("|") and cells[0][:1].isdigit():
+                rows.append(cells)
+    return rows
+
+
+def differences(table, published):
+    """The rows of the role's table that differ from the published ones, and the published rows it lacks."""
+    wrong = {version: {"compat.yml": entry, "published": published.get(version)}
+             for version, entry in table.items() if published.get(version) != entry}
+    return wrong, sorted(set(published) - set(table))
+
+
+def test_the_torch_npu_rows_are_the_published_ones():
+    published = {}
+    for version, _branch, torch, cann in published_rows("torch_npu_versions.md"):
+        entry = published.setdefault(version, {"torch": torch, "cann": []})
+        assert entry["torch"] == torch, version
+        entry["cann"].append(cann.removeprefix("CANN "))
+    assert len(published) == 36
+    wrong, missing = differences(COMPAT["torch_npu"], published)
+    assert wrong == {} and missing == [], f"not as published: {wrong}; published but missing: {missing}"
+
+
+def test_the_mindspore_rows_are_the_published_ones():
+    published = {}
+    for _transformers, mindspore, cann, _firmware in published_rows("mindspore_versions.md"):
+        # compat.yml writes a pre-release as pip does: 2.6.0-rc1 is 2.6.0rc1.
+        published.setdefault(str(Version(mindspore)), {"cann": []})["cann"].append(cann)
+    assert len(published) == 8
+    wrong, missing = differences(COMPAT["mindspore"], published)
+    assert wrong == {} and missing == [], f"not as published: {wrong}; published but missing: {missing}"
+
+
+def test_every_torch_npu_row_follows_the_naming_rule():
     for version, entry in COMPAT["torch_npu"].items():
         assert release(version) == entry["torch"], version
-        assert entry["cann"]
 
 
 def test_the_sandbox_pins_are_fine_on_cpu_nodes():
