@@ -1,6 +1,6 @@
 """Filters of the python_env role (logic: plugins/plugin_utils/python_env.py).
 
-    lines: "{{ settings | python_env_requirements }}"              ["torch==2.13.0", ...]
+    lines: "{{ settings | python_env_requirements }}"              ["torch===2.13.0+cpu", ...]
     pins: "{{ settings | python_env_pins }}"                       [{name, version}, ...]
     found: "{{ settings | python_env_problems(host, compat, cann, backend) }}"  {errors, warnings}
     key: "{{ python_version | python_env_key(machine, libc) }}"   cp311-manylinux_2_36_x86_64

@@ -54,19 +54,32 @@ def wheel_sums(directory, names):
 
 
 def version_matches(installed, pinned):
-    """pip's == without a local label accepts any local label: 2.13.0+cpu satisfies ==2.13.0."""
-    if installed is None:
-        return False
-    installed, pinned = str(installed), str(pinned)
-    return installed == pinned or ("+" not in pinned and installed.split("+", 1)[0] == pinned)
+    """Whether the installed version is the pinned build. A local label names another build of
+    the release: 2.13.0+cpu or 2.13.0+cu121 is not 2.13.0, nor the reverse (pip's == would take
+    them)."""
+    return installed is not None and str(installed) == str(pinned)
+
+
+def other_builds(pinned, installed):
+    """Messages for the pins whose release is installed as another build (another local label),
+    e.g. "torch 2.13.0+cpu is another build than the pinned 2.13.0"."""
+    found = []
+    for name, version in pinned:
+        have = installed.get(name)
+        if have is not None and not version_matches(have, version) \
+                and str(have).split("+", 1)[0] == str(version).split("+", 1)[0]:
+            found.append("%s %s is another build than the pinned %s" % (name, have, version))
+    return found
 
 
 def install_plan(pinned, installed):
-    """(requirements to install, diff) of [(name, version)] against {name: installed version}."""
+    """(requirements to install, diff) of [(name, version)] against {name: installed version}.
+    The requirements use ===, string equality: pip's == would take any local label of the
+    release (2.13.0+cpu for ==2.13.0) and leave another build installed."""
     todo = [(name, version) for name, version in pinned if not version_matches(installed.get(name), version)]
     before = "".join("%s %s\n" % (name, installed.get(name) or "absent") for name, _ in todo)
     after = "".join("%s %s\n" % (name, version) for name, version in todo)
-    return ["%s==%s" % pair for pair in todo], {"before": before, "after": after}
+    return ["%s===%s" % pair for pair in todo], {"before": before, "after": after}
 
 
 def pip_install_argv(python, wheel_dir, requirements):

@@ -37,7 +37,9 @@ def pins(settings):
 
 
 def requirement_lines(settings):
-    return ["%s==%s" % pair for pair in pins(settings)]
+    """pip requirements of the pins, each the exact build: === compares the version as text,
+    where == would take any local label of the release (2.13.0+cu121 for ==2.13.0)."""
+    return ["%s===%s" % pair for pair in pins(settings)]
 
 
 def wheelhouse_key(python_version, machine, libc_version):

@@ -1,4 +1,7 @@
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -8,9 +11,10 @@ from python_env import (checksum_problems, combination_problems, copy_plan, pars
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
                         wheel_python_fits, wheelhouse_key)
 from preflight import role_argument_specs
-from python_env_node import install_plan, pip_install_argv, version_matches
+from python_env_node import install_plan, other_builds, pip_install_argv, version_matches
 
-COMPAT_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "python_env", "files", "compat.yml")
+PROJECT = os.path.join(os.path.dirname(__file__), "..", "..")
+COMPAT_PATH = os.path.join(PROJECT, "roles", "python_env", "files", "compat.yml")
 with open(COMPAT_PATH, encoding="utf-8") as handle:
     COMPAT = yaml.safe_load(handle)
 # Copies of the published tables compat.yml cites, with their sources in the folder's README.md.
@@ -69,10 +73,25 @@ def test_every_torch_npu_row_follows_the_naming_rule():
         assert release(version) == entry["torch"], version
 
 
+def sandbox_pins():
+    with open(os.path.join(PROJECT, "inventory", "sandbox", "group_vars", "all", "python_env.yml"),
+              encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
 def test_the_sandbox_pins_are_fine_on_cpu_nodes():
-    errors, warnings = combination_problems("node1", settings(python_env_mindspore_version="2.7.1",
-                                                              python_env_torch_version="2.13.0"), COMPAT, "7.0.0", "cpu")
+    chosen = {name: value for name, value in sandbox_pins().items() if name in settings()}
+    errors, warnings = combination_problems("node1", settings(**chosen), COMPAT, "7.0.0", "cpu")
     assert errors == [] and warnings == []
+
+
+def test_the_sandbox_pins_are_the_builds_its_ml_volume_installs():
+    # Role python_env takes a local label for another build: a pin that differs from the volume's
+    # requirement (2.13.0 against 2.13.0+cpu) would fail every check of the provided environment.
+    with open(os.path.join(PROJECT, "sandbox", "ml-requirements.txt"), encoding="utf-8") as handle:
+        volume = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+    assert volume == [line.replace("===", "==") for line in requirement_lines(sandbox_pins())]
+    assert "torch==2.13.0+cpu" in volume
 
 
 def test_a_torch_npu_built_for_another_torch_is_an_error_naming_host_and_variable():
@@ -154,7 +173,7 @@ def test_pins_and_requirement_lines():
     chosen = settings(python_env_mindspore_version="2.7.1", python_env_torch_version="2.13.0",
                       python_env_extra_requirements=["PyYAML==6.0.3"])
     assert pins(chosen) == [("mindspore", "2.7.1"), ("torch", "2.13.0"), ("PyYAML", "6.0.3")]
-    assert requirement_lines(chosen) == ["mindspore==2.7.1", "torch==2.13.0", "PyYAML==6.0.3"]
+    assert requirement_lines(chosen) == ["mindspore===2.7.1", "torch===2.13.0", "PyYAML===6.0.3"]
 
 
 def test_wheelhouse_key_and_pip_platforms():
@@ -207,21 +226,82 @@ def test_copy_plan_skips_wheels_with_the_same_sha256():
 
 
 def test_installed_versions_are_compared_before_installing():
-    assert version_matches("2.13.0+cpu", "2.13.0")
-    assert not version_matches("2.13.0", "2.13.0+cpu")
+    assert version_matches("2.13.0+cpu", "2.13.0+cpu")
     assert not version_matches("2.13.1", "2.13.0")
     assert not version_matches(None, "2.13.0")
     todo, diff = install_plan([("mindspore", "2.7.1"), ("torch", "2.13.0")], {"mindspore": "2.7.1", "torch": None})
-    assert todo == ["torch==2.13.0"]
+    assert todo == ["torch===2.13.0"]
     assert diff == {"before": "torch absent\n", "after": "torch 2.13.0\n"}
-    assert install_plan([("torch", "2.13.0")], {"torch": "2.13.0+cpu"}) == ([], {"before": "", "after": ""})
+    assert install_plan([("torch", "2.13.0+cpu")], {"torch": "2.13.0+cpu"}) == ([], {"before": "", "after": ""})
+
+
+@pytest.mark.parametrize("installed, pinned", [
+    ("2.13.0+cu121", "2.13.0"), ("2.13.0+cpu", "2.13.0"), ("2.13.0", "2.13.0+cpu"), ("2.13.0+cu121", "2.13.0+cpu")])
+def test_a_local_label_is_another_build_and_is_reinstalled_as_pinned(installed, pinned):
+    assert not version_matches(installed, pinned)
+    todo, diff = install_plan([("torch", pinned)], {"torch": installed})
+    # ===: pip's == would take the installed build for ==2.13.0 and change nothing.
+    assert todo == ["torch===" + pinned]
+    assert diff == {"before": "torch %s\n" % installed, "after": "torch %s\n" % pinned}
+    assert other_builds([("torch", pinned)], {"torch": installed}) == [
+        "torch %s is another build than the pinned %s" % (installed, pinned)]
+
+
+def test_another_release_is_not_called_another_build():
+    assert other_builds([("torch", "2.13.0"), ("mindspore", "2.7.1")], {"torch": "2.12.0+cpu", "mindspore": None}) == []
+
+
+FAKE_PYTHON = """#!/bin/sh
+# The environment's Python as python_env_install calls it: the versions, or pip.
+if [ "$1" = -m ]; then
+    echo "ERROR: Cannot install torch===2.13.0 because these package versions have conflicting dependencies." >&2
+    exit 1
+fi
+echo '{"torch": "2.13.0+cu121"}'
+"""
+RUNNER = f"""
+import runpy, sys
+sys.path.insert(0, {os.path.join(PROJECT, "module_utils")!r})
+import python_env_node
+sys.modules["ansible.module_utils.python_env_node"] = python_env_node
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def run_install_module(tmp_path, check):
+    python = tmp_path / "python"
+    python.write_text(FAKE_PYTHON)
+    python.chmod(0o755)
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
+        "python": str(python), "wheel_dir": str(tmp_path), "packages": [{"name": "torch", "version": "2.13.0"}],
+        "_ansible_check_mode": check}}))
+    done = subprocess.run([sys.executable, "-c", RUNNER, os.path.join(PROJECT, "library", "python_env_install.py"),
+                           str(args)], capture_output=True, text=True, timeout=120, check=False)
+    assert done.stdout, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_module_says_it_reinstalls_another_build(tmp_path):
+    checked = run_install_module(tmp_path, check=True)
+    assert checked["changed"] and checked["requirements"] == ["torch===2.13.0"]
+    assert checked["other_builds"] == ["torch 2.13.0+cu121 is another build than the pinned 2.13.0"]
+    assert checked["msg"] == "torch 2.13.0+cu121 is another build than the pinned 2.13.0: would be reinstalled as pinned"
+    # The wheels hold no 2.13.0 of that build: pip fails, and the message says which build was wanted.
+    failed = run_install_module(tmp_path, check=False)
+    assert failed["failed"]
+    assert failed["msg"].startswith("pip install torch===2.13.0 failed (rc 1) (torch 2.13.0+cu121 is another build "
+                                    "than the pinned 2.13.0; the wheels must hold the pinned build): ERROR")
+    assert "torch 2.13.0+cu121 is another build than the pinned 2.13.0: reinstalling as pinned" in json.dumps(
+        failed["warnings"])
 
 
 def test_pip_installs_from_the_node_wheels_only():
-    argv = pip_install_argv("/opt/cluster-suite/python/bin/python", "/opt/cluster-suite/python/wheels", ["torch==2.13.0"])
+    argv = pip_install_argv("/opt/cluster-suite/python/bin/python", "/opt/cluster-suite/python/wheels", ["torch===2.13.0"])
     assert argv[:4] == ["/opt/cluster-suite/python/bin/python", "-m", "pip", "install"]
     assert "--no-index" in argv and argv[argv.index("--find-links") + 1] == "/opt/cluster-suite/python/wheels"
-    assert argv[-1] == "torch==2.13.0"
+    assert argv[-1] == "torch===2.13.0"
 
 
 def test_the_inventory_check_knows_every_setting_of_the_role():
@@ -235,9 +315,6 @@ def test_the_inventory_check_knows_every_setting_of_the_role():
 
 
 def test_installed_versions_read_by_the_environment_python():
-    import subprocess
-    import sys
-
     from python_env_node import installed_versions
 
     def run(argv):
