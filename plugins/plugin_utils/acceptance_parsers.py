@@ -5,9 +5,10 @@
   out-of-place `time algbw busbw #wrong` and in-place `time algbw busbw #wrong`; comment lines
   start with `#`. The out-of-place figures are used; a row is wrong when either #wrong is not 0.
 - hccl_test (Ascend CANN, "HCCL Performance Tester", Result Description): a header
-  `data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:` then one row per
-  size; alg_bandwidth is the algorithm bandwidth, so the bus bandwidth of an allreduce over n
-  ranks is alg_bandwidth * 2(n-1)/n, as nccl-tests defines it.
+  `data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:` (the tool's
+  source spells `aveg_time`, its published example run `avg_time`) then one row per size;
+  alg_bandwidth is the algorithm bandwidth, so the bus bandwidth of an allreduce over n ranks
+  is alg_bandwidth * 2(n-1)/n, as nccl-tests defines it.
 - the suite's probe (roles/acceptance/files/cs_allreduce_bw.c): `size(B) time(us) algbw(GB/s)
   busbw(GB/s) check` rows after `#` comment lines.
 """
@@ -18,7 +19,7 @@ _NCCL_ROW = re.compile(
     rf"^\s*(?P<size>[0-9]+)\s+(?P<count>[0-9]+)\s+\S+\s+\S+\s+-?[0-9]+\s+"
     rf"(?P<time>{_NUMBER}|N/A)\s+(?P<algbw>{_NUMBER}|N/A)\s+(?P<busbw>{_NUMBER}|N/A)\s+(?P<wrong>\S+)"
     rf"(?:\s+(?:{_NUMBER}|N/A)\s+(?:{_NUMBER}|N/A)\s+(?:{_NUMBER}|N/A)\s+(?P<wrong_in>\S+))?\s*$")
-_HCCL_HEADER = re.compile(r"data_size\s*\(Bytes\).*aveg_time.*alg_bandwidth.*check_result", re.IGNORECASE)
+_HCCL_HEADER = re.compile(r"data_size\s*\(Bytes\).*\bave?g_time.*alg_bandwidth.*check_result", re.IGNORECASE)
 _HCCL_ROW = re.compile(
     rf"^\s*(?P<size>[0-9]+)\s*\|?\s*(?P<time>{_NUMBER})\s*\|?\s*(?P<algbw>{_NUMBER})\s*\|?\s*(?P<check>\S+)\s*$")
 _PROBE_ROW = re.compile(
