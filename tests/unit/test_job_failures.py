@@ -16,50 +16,71 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CATALOGUE = job_failures.load_catalogue(
     yaml.safe_load((ROOT / "roles/job/files/failure_catalogue.yml").read_text()))
 
-# Real message texts, each from the upstream text named in the catalogue's source.
-MESSAGES = {
-    "mpirun_no_oob_interface": "None of the TCP networks specified to be included for out-of-band communications\n"
-                               "could be found:\n\n  Value given: eth9",
-    "mpirun_host_key": "Host key verification failed.",
-    "mpirun_orted_not_found": "bash: line 1: orted: command not found",
-    "mpirun_daemon_start": "ORTE was unable to reliably start one or more daemons.",
-    "hccl_connect_timeout": "EI0006: Getting socket times out. Reason: 1. The remote does not initiate a connect request.",
-    "hccl_exec_timeout": "EI0002: The wait execution of the Notify register times out. Reason: The Notify register "
-                         "has not received the Notify record from remote rank [1].",
-    "hccl_error_cqe": "[ERROR] HCCL(1234,python):2024-01-01-00:00:00.000.000 [transport_roce.cc:123] error cqe status[0x15]",
-    "nccl_system_error": "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8",
-    "torch_port_in_use": "[E socket.cpp:462] [c10d] The server socket has failed to listen on any local network address. "
-                         "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
-    "torch_rendezvous_timeout": "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. "
-                                "1/3 clients joined.",
-    "gloo_connection_lost": "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error "
-                            "[192.168.70.92]:25266: Connection reset by peer",
-    "mindspore_port_in_use": "[WARNING] DISTRIBUTED(31,ffff979150f0,python):2025-08-19-10:34:38.043.689 "
-                             "[tcp_comm.cc:195] StartServerSocket] Failed to call bind, url: 127.0.0.1:2229 "
-                             "Address already in use",
-    "mindspore_cluster_timeout": "[ERROR] ME(162078:281473590168608,MainProcess):2025-03-10-09:40:38.722.000 "
-                                 "[mindspore/parallel/cluster/process_entity/_api.py:431] Time out nodes are ['3']",
-    "out_of_memory": "MemoryError",
-    "mindspore_worker_sigsegv": "[ERROR] ME(1411:140708979438272,MainProcess):2026-11-25-01:15:53.807.000 "
-                                "[mindspore/parallel/cluster/process_entity/_api.py:369] Worker process 1419 exit "
-                                "with exception. Error code: -11.",
-    "killed_sigkill": "mpirun noticed that process rank 2 with PID 846 on node node2 exited on signal 9 (Killed).",
-    "killed_sigsegv": "Segmentation fault (core dumped)",
-    "framework_import": "ModuleNotFoundError: No module named 'mindspore'",
-}
+# Published failure output, one file or more per catalogue entry: <id>.txt or <id>.<variant>.txt
+# (tests/data/failures, each file's source in its README.md).
+FAILURES = ROOT / "tests" / "data" / "failures"
+SAMPLES = {path.name: path.read_text() for path in sorted(FAILURES.glob("*.txt"))}
 
 
-@pytest.mark.parametrize("expected", sorted(MESSAGES))
-def test_each_message_names_its_cause(expected):
-    hits = job_failures.explain(CATALOGUE, "some noise\n" + MESSAGES[expected])
+def sample(name):
+    return SAMPLES[name + ".txt"]
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_each_sample_names_its_cause(name):
+    expected = name.split(".")[0]
+    hits = job_failures.explain(CATALOGUE, "some noise\n" + SAMPLES[name])
     assert hits and hits[0]["id"] == expected
     assert hits[0]["cause"] and hits[0]["fix"] and hits[0]["source"]
 
 
-def test_every_entry_is_tested_and_names_a_source():
-    assert {entry["id"] for entry in CATALOGUE} == set(MESSAGES)
+def test_every_entry_has_a_sample_and_names_a_source():
+    assert {entry["id"] for entry in CATALOGUE} == {name.split(".")[0] for name in SAMPLES}
     for entry in CATALOGUE:
         assert "seed" not in entry["source"].lower()
+
+
+@pytest.mark.parametrize("name, line", [
+    # OpenMPI wraps its help text at the help file's line breaks: the signature is the first line.
+    ("mpirun_no_oob_interface", "None of the TCP networks specified to be included for out-of-band communications"),
+    ("mpirun_host_key", "Host key verification failed."),
+    ("mpirun_orted_not_found", "bash: line 1: orted: command not found"),
+    ("mpirun_daemon_start", "ORTE was unable to reliably start one or more daemons."),
+    ("hccl_connect_timeout", "EI0006: Getting socket times out. Reason: 1. The remote does not initiate a connect "
+                             "request. some NPUs in the cluster are abnormal.    2. The remote does not initiate a "
+                             "connect request because the collective communication operator is started too late or is "
+                             "not started by some NPU in the cluster.    3. The communication link is disconnected. "
+                             "(For example, the IP addresses are not on the same network segment or the TLS "
+                             "configurations are inconsistent.)"),
+    ("nccl_system_error", "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, "
+                          "unhandled system error, NCCL version 2.7.8"),
+    ("nccl_system_error.nccl-2.18", "torch.distributed.DistBackendError: NCCL error in: "
+                                    "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error "
+                                    "(run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6"),
+    ("mindspore_port_in_use", "Failed to call bind, url: 127.0.0.1:2229 Address already in use"),
+    ("out_of_memory", "MemoryError"),
+])
+def test_the_line_named_is_the_published_one(name, line):
+    assert job_failures.explain(CATALOGUE, sample(name))[0]["line"] == line
+
+
+def test_hccl_samples_name_their_error_codes():
+    exec_timeout = job_failures.explain(CATALOGUE, sample("hccl_exec_timeout"))[0]["line"]
+    assert "Ascend Error Message:EI0002: The wait execution of the Notify register times out." in exec_timeout
+    plog = job_failures.explain(CATALOGUE, sample("hccl_connect_timeout.plog"))[0]["line"]
+    assert plog.endswith("[Wait][LinkEstablish]wait socket establish timeout, role[1] rank[1] timeout[120 s]")
+    assert job_failures.explain(CATALOGUE, sample("hccl_error_cqe"))[0]["line"].startswith(
+        "[PID: 3448331] 2025-12-04-21:59:08.232.310 Execution Error ROCE CQE(EI0013): ")
+    assert job_failures.explain(CATALOGUE, sample("hccl_error_cqe.plog"))[0]["line"].endswith(
+        "hns_roce_lite_handle_error_cqe(630) : error cqe status: 0x15")
+
+
+def test_the_oob_message_is_openmpi_4_1s_help_text():
+    # orte/mca/oob/tcp/help-oob-tcp.txt [no-included-found] at v4.1.8, as a user's run printed it.
+    template = sample("mpirun_no_oob_interface.help-oob-tcp")
+    assert sample("mpirun_no_oob_interface") == template.replace("%s", "ib0,ipoptl")
+    assert template.splitlines()[:2] == [
+        "None of the TCP networks specified to be included for out-of-band communications", "could be found:"]
 
 
 def test_exit_by_signal_without_a_log_line():
@@ -82,14 +103,19 @@ def test_a_malformed_catalogue_is_refused(data, problem):
 
 
 def test_launcher_reports_of_dead_ranks():
-    mpirun = ("mpirun noticed that process rank 2 with PID 846 on node 10.89.0.7 exited on signal 9 (Killed).\n"
-              "  Process name: [[4321,1],1]\n  Exit code:    3\n")
-    torchrun = ("Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-24_17:00:00\n"
-                "  host      : node2\n  rank      : 3 (local_rank: 1)\n  exitcode  : -9 (pid: 77)\n")
-    found = job_failures.launcher_rank_exits(mpirun + torchrun)
-    assert found[2]["exit"] == 137 and found[2]["host"] == "10.89.0.7"
-    assert found[1]["exit"] == 3
-    assert found[3]["exit"] == 137 and found[3]["host"] == "node2"
+    mpirun = sample("killed_sigkill")  # help-orterun.txt [orterun:proc-aborted-strsignal]
+    mpiexec = (FAILURES / "launchers" / "mpiexec_non_zero_exit.txt").read_text()  # [orterun:non-zero-exit]
+    torchrun = (FAILURES / "launchers" / "torchrun_root_cause.txt").read_text()
+    found = job_failures.launcher_rank_exits(mpirun)
+    assert found == {0: {"exit": 137, "host": "host01", "line": "noticed that process rank 0 with PID 21183 "
+                                                                 "on node host01 exited on signal 9"}}
+    assert job_failures.launcher_rank_exits(mpiexec) == {
+        0: {"exit": 1, "host": None, "line": "Process name: [[35427,1],0] Exit code: 1"}}
+    assert job_failures.launcher_rank_exits(mpirun + mpiexec)[0]["exit"] == 137  # the signal is kept
+    found = job_failures.launcher_rank_exits(torchrun)
+    assert found[0]["exit"] == 137
+    assert found[0]["host"] == "mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker"
+    assert job_failures.explain(CATALOGUE, torchrun)[0]["id"] == "killed_sigkill"
 
 
 def test_describe_exit():
@@ -127,9 +153,9 @@ def summarise(root, clocks=None, expected=None, launcher="torchrun"):
 def test_first_failure_is_first_on_the_controller_clock(tmp_path):
     # rank 0 (node1) reports a reset at 1000 on node1's clock; rank 1 (node2) ran out of memory
     # at 1030 on node2's clock, which is 60 s ahead: 970 on the controller's clock, so first.
-    write(tmp_path / "node1" / "worker_0.log", MESSAGES["gloo_connection_lost"] + "\n")
+    write(tmp_path / "node1" / "worker_0.log", sample("gloo_connection_lost"))
     status(tmp_path, "node1", 0, 1, 1000.0, "RuntimeError: Connection reset by peer")
-    write(tmp_path / "node2" / "worker_1.log", "Traceback (most recent call last):\nMemoryError\n")
+    write(tmp_path / "node2" / "worker_1.log", sample("out_of_memory"))
     status(tmp_path, "node2", 1, 1, 1030.0, "MemoryError")
     summary = summarise(tmp_path, {"node2": {"offset": 60.0, "uncertainty": 0.2}})
     assert summary["first_failure"]["rank"] == 1 and summary["first_failed_host"] == "node2"
@@ -144,6 +170,8 @@ def test_rank_killed_without_status_gets_the_launchers_exit(tmp_path):
     write(tmp_path / "node1" / "mpirun" / "1" / "rank.0" / "stdout", "rank 0 waiting\n", mtime=1010.0)
     status(tmp_path, "node1", 0, 143, 1010.0)
     write(tmp_path / "node1" / "mpirun" / "1" / "rank.1" / "stdout", "rank 1 killing myself\n", mtime=1000.0)
+    # Not published text: OpenMPI's line (help-orterun.txt [orterun:proc-aborted-strsignal], published
+    # in killed_sigkill.txt) written for this scenario's rank and node.
     write(tmp_path / "node1" / "launcher.log",
           "mpirun noticed that process rank 1 with PID 9 on node node2 exited on signal 9 (Killed).\n")
     write(tmp_path / "node1" / "status" / "launcher.json", '{"host": "node1", "exit": 137}')
@@ -156,8 +184,7 @@ def test_rank_killed_without_status_gets_the_launchers_exit(tmp_path):
 
 
 def test_launcher_failure_without_any_rank(tmp_path):
-    write(tmp_path / "node1" / "launcher.log", "Host key verification failed.\n"
-          "ORTE was unable to reliably start one or more daemons.\n")
+    write(tmp_path / "node1" / "launcher.log", sample("mpirun_host_key"))
     write(tmp_path / "node1" / "status" / "launcher.json", '{"host": "node1", "exit": 1}')
     summary = summarise(tmp_path, launcher="mpirun")
     assert summary["result"] == "failed"
@@ -208,9 +235,10 @@ def test_plog_of_a_failed_rank_is_read_and_named(tmp_path):
     write(tmp_path / "node1" / "worker_0.log", "RuntimeError: hccl init failed\n")
     write(tmp_path / "node1" / "status" / "rank_0.json",
           json.dumps({"rank": 0, "host": "node1", "exit": 1, "pid": 4242, "time": 1000.0}))
+    # The plogs are found by the process id in their name; another process's plog is not read.
     write(tmp_path / "node1" / "ascend" / "debug" / "plog" / "plog-4242_20261124.log",
-          "[ERROR] HCCL(4242,python):2026-11-24 EI0006: Getting socket times out. Reason: x\n")
-    write(tmp_path / "node1" / "ascend" / "debug" / "plog" / "plog-4243_20261124.log", "error cqe\n")
+          sample("hccl_connect_timeout.plog"))
+    write(tmp_path / "node1" / "ascend" / "debug" / "plog" / "plog-4243_20261124.log", sample("hccl_error_cqe.plog"))
     summary = summarise(tmp_path, expected={0: "node1"})
     row = summary["ranks"][0]
     assert row["plogs"] == ["node1/ascend/debug/plog/plog-4242_20261124.log"]
@@ -221,6 +249,7 @@ def test_plog_of_a_failed_rank_is_read_and_named(tmp_path):
 def test_msrun_worker_crash_at_exit_is_the_failing_launcher_not_a_warning(tmp_path):
     # Every rank finished and recorded exit 0; msrun on node2 then saw its worker die of SIGSEGV
     # at exit. node1's launcher exited 0 with only the scheduler-connection warnings of the start.
+    # Not published text: the sandbox's msrun lines (tests/data/failures/README.md).
     warning = ("[WARNING] DISTRIBUTED(1419,7fb24262d2c0,python):2026-11-25-01:15:47.215.992 "
                "[mindspore/ccsrc/cluster/topology/compute_graph_node.cc:171] Register] Failed to connect to "
                "the meta server node url: 10.89.0.2:8118\n")
@@ -229,7 +258,7 @@ def test_msrun_worker_crash_at_exit_is_the_failing_launcher_not_a_warning(tmp_pa
         status(tmp_path, host, rank, 0, 1000.0 + rank)
     write(tmp_path / "node1" / "launcher.log", warning)
     write(tmp_path / "node1" / "status" / "launcher.json", '{"host": "node1", "exit": 0}')
-    write(tmp_path / "node2" / "launcher.log", warning + MESSAGES["mindspore_worker_sigsegv"] + "\n"
+    write(tmp_path / "node2" / "launcher.log", warning + sample("mindspore_worker_sigsegv") +
           "RuntimeError: Distributed job exited with exception. Please check logs in directory: logs.\n")
     write(tmp_path / "node2" / "status" / "launcher.json", '{"host": "node2", "exit": 1}')
     summary = summarise(tmp_path, launcher="msrun",
