@@ -43,9 +43,14 @@ exit 255
 with open(os.path.join(HERE, "cases.yml"), encoding="utf-8") as handle:
     CASES = yaml.safe_load(handle)
 
-RUNS = [(case["name"], playbook) for case in CASES for playbook in case["playbooks"]
-        if os.path.exists(os.path.join(ROOT, PLAYBOOKS[playbook]))]
+RUNS = [(case["name"], playbook) for case in CASES for playbook in case["playbooks"]]
 CONTROLS = [("good", "site", None), ("good", "doctor", None), ("good", "launch", "jobs/good.yml")]
+
+
+def missing_playbook(playbook):
+    """The path of the playbook when it does not exist (each of its tests then fails naming it), else None."""
+    path = PLAYBOOKS[playbook]
+    return None if os.path.exists(os.path.join(ROOT, path)) else path
 
 
 def ansible_playbook():
@@ -80,9 +85,9 @@ def results(tmp_path_factory):
     os.chmod(fake, 0o755)
     by_name = {case["name"]: case for case in CASES}
     jobs = {(name, playbook): (by_name[name].get("inventory", "good"), by_name[name].get("extra_vars"))
-            for name, playbook in RUNS}
+            for name, playbook in RUNS if not missing_playbook(playbook)}
     jobs.update({("control-" + name, playbook): (name, extra) for name, playbook, extra in CONTROLS
-                 if os.path.exists(os.path.join(ROOT, PLAYBOOKS[playbook]))})
+                 if not missing_playbook(playbook)})
     workers = int(os.environ.get("BAD_INPUTS_WORKERS", "4"))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {key: pool.submit(run_playbook, tmp_root, "%s-%s" % key, key[1], inventory, extra)
@@ -113,8 +118,7 @@ def test_the_corpus_is_big_enough():
 
 @pytest.mark.parametrize("name, playbook, extra", CONTROLS, ids=["%s-%s" % c[:2] for c in CONTROLS])
 def test_controls_pass_validation_and_reach_the_nodes(results, name, playbook, extra):
-    if ("control-" + name, playbook) not in results:
-        pytest.skip("%s does not exist" % PLAYBOOKS[playbook])
+    assert not missing_playbook(playbook), "playbook %s does not exist" % missing_playbook(playbook)
     result = results[("control-" + name, playbook)]
     assert result["ssh_attempts"], result["out"][-3000:]
     assert failing_play(result["out"]) not in VALIDATION_PLAYS[playbook], result["out"][-3000:]
@@ -129,8 +133,7 @@ def params():
 
 @pytest.mark.parametrize("case, playbook", list(params()))
 def test_bad_input_is_refused_before_any_connection(results, case, playbook):
-    if (case["name"], playbook) not in results:
-        pytest.skip("%s does not exist" % PLAYBOOKS[playbook])
+    assert not missing_playbook(playbook), "playbook %s does not exist" % missing_playbook(playbook)
     result = results[(case["name"], playbook)]
     out = result["out"]
     assert result["rc"] != 0, out[-3000:]
