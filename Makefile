@@ -5,13 +5,19 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 NODES ?= 2
+# Markers of a phase's start and end with the time (epoch seconds): .ci/phases.py reads them back.
+phase_started = @echo "=== phase $@ started at $$(date +%s)"
+phase_ended = @echo "=== phase $@ ended at $$(date +%s)"
 
-.PHONY: help setup host venv image sources ml sandbox-up sandbox-down site test lint unit molecule bench clean
+.PHONY: help setup host venv image sources ml assets sandbox-up sandbox-down site test lint unit molecule bench clean
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
-setup: host venv  ## Install Debian packages, configure podman, create the venv
+setup:  ## Install Debian packages, configure podman, create the venv
+	$(phase_started)
+	$(MAKE) --no-print-directory host venv
+	$(phase_ended)
 
 host:  ## Debian packages and podman configuration (needs root or sudo)
 	sandbox/host-setup.sh
@@ -33,6 +39,11 @@ sources: host  ## Cache the OpenMPI source tarball the sandbox builds (from this
 ml: host image  ## MindSpore and PyTorch (CPU) wheels and the shared ML volume nodes mount at /opt/ml
 	sandbox/ml-packages.sh ensure >/dev/null
 
+assets: host  ## What the scenarios start from: the node image, the OpenMPI source, the ML volume
+	$(phase_started)
+	$(MAKE) --no-print-directory image sources ml
+	$(phase_ended)
+
 sandbox-up: setup ml  ## Bring up NODES sandbox nodes (default 2) with the ML volume
 	SANDBOX_ML=1 NODES=$(NODES) sandbox/sandbox up
 
@@ -44,17 +55,28 @@ site: setup sources  ## The main job: sandbox without the ML volume or a route o
 	$(BIN)/ansible-playbook site.yml
 	$(BIN)/ansible-playbook playbooks/launch.yml -e @jobs/sample_msrun.yml
 
-test: setup lint unit molecule  ## Everything CI runs: lint, unit tests, every Molecule scenario
+# The checks and the scenarios' assets at once (lint takes one core, the assets mostly wait on
+# downloads), each target's output printed whole when it ends; then the scenarios.
+test:  ## Everything CI runs: lint, unit tests, every Molecule scenario
+	$(MAKE) --no-print-directory setup
+	$(MAKE) --no-print-directory --jobs=3 --output-sync=target lint unit assets
+	$(MAKE) --no-print-directory molecule
 
 lint: venv  ## yamllint and ansible-lint (production profile)
+	$(phase_started)
 	$(BIN)/yamllint --strict .
 	$(BIN)/ansible-lint
+	$(phase_ended)
 
 unit: venv  ## pytest over tests/ (no sandbox needed)
+	$(phase_started)
 	$(BIN)/pytest -q
+	$(phase_ended)
 
-molecule: setup image sources ml  ## Every Molecule scenario, each on its own sandbox
-	$(BIN)/molecule test --all
+molecule: setup assets  ## Every Molecule scenario, each on its own sandbox, MOLECULE_LANES (2) at a time
+	$(phase_started)
+	$(BIN)/python molecule/lanes.py
+	$(phase_ended)
 
 bench: setup image sources ml  ## Benchmarks on the sandbox: all six, or SCENARIOS="doctor planning" (bench/run.py --list)
 	$(BIN)/python bench/run.py $(SCENARIOS)

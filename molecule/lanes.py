@@ -1,0 +1,159 @@
+"""Run the Molecule scenarios a few at a time, each on its own sandbox, and say where the time went.
+
+    molecule/lanes.py [--lanes N] [scenario ...]      (default: every scenario, MOLECULE_LANES or 2 lanes)
+
+Each scenario is a plain `molecule test -s NAME` with its own sandbox (podman network and nodes
+named after it), so scenarios only meet on the controller's shared cache. The scheduler keeps them
+apart there:
+
+- AFTER: a scenario starts only when these have finished. Every scenario that provisions with
+  the openmpi role waits for scenario openmpi, which builds Debian 12's OpenMPI into the
+  controller cache once per run; they then unpack the archive instead of each building it.
+- SHARED: scenarios holding the same resource never run at once (the wheelhouse that role
+  python_env fills in the controller cache).
+- The longest scenario that may start goes first (EXPECTED_MINUTES, measured on this 2-core
+  machine; a new scenario counts as DEFAULT_MINUTES until measured).
+
+A scenario's output is printed whole when it ends, never interleaved with another's, then the
+time of each of its phases (create, converge, idempotence, verify, destroy, ...). The run ends with
+a table of every scenario and exits non-zero if any failed.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# Minutes of a whole `molecule test` run with the OpenMPI archive cached, one scenario at a time.
+EXPECTED_MINUTES = {
+    "acceptance": 4.0, "cluster": 5.1, "doctor": 4.9, "firewall": 1.2, "launch": 10.0, "mixed": 8.8,
+    "npu": 2.1, "openmpi": 6.0, "python_env": 4.7, "sandbox": 1.8, "ssh_trust": 1.4, "systemd": 4.4,
+}
+DEFAULT_MINUTES = 3.0
+OPENMPI_USERS = ("acceptance", "cluster", "doctor", "launch", "mixed", "python_env", "sandbox")
+AFTER = {name: {"openmpi"} for name in OPENMPI_USERS}
+SHARED = {"cluster": {"wheelhouse"}, "python_env": {"wheelhouse"}}
+# Molecule's line at the start of each action: "INFO     doctor ➜ converge: Executing".
+PHASE = re.compile(r"\b(?P<scenario>[\w-]+) \u279c (?P<phase>\w+): Executing")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def scenarios():
+    """Every directory of molecule/ with a molecule.yml, sorted."""
+    return sorted(name for name in os.listdir(HERE) if os.path.isfile(os.path.join(HERE, name, "molecule.yml")))
+
+
+def phase_times(marks, end):
+    """[(phase, seconds)] from [(seconds since start, phase)] and the end time; repeats are numbered."""
+    result, seen = [], {}
+    for index, (started, phase) in enumerate(marks):
+        stop = marks[index + 1][0] if index + 1 < len(marks) else end
+        seen[phase] = seen.get(phase, 0) + 1
+        result.append((phase if seen[phase] == 1 else "%s#%d" % (phase, seen[phase]), stop - started))
+    return result
+
+
+def next_scenario(pending, running):
+    """The pending scenario to start now, or None: nothing it comes AFTER left, its SHARED free, longest first."""
+    unfinished = set(pending) | set(running)
+    busy = set().union(*(SHARED.get(name, set()) for name in running))
+    ready = [name for name in pending
+             if not AFTER.get(name, set()) & unfinished and not SHARED.get(name, set()) & busy]
+    if not ready:
+        return None
+    return max(ready, key=lambda name: (EXPECTED_MINUTES.get(name, DEFAULT_MINUTES), name))
+
+
+class Run(threading.Thread):
+    """One `molecule test -s NAME`, its output kept in memory and its phases timed."""
+
+    def __init__(self, name, molecule):
+        super().__init__(daemon=True)
+        self.name_ = name
+        self.molecule = molecule
+        self.lines, self.marks = [], []
+        self.started = self.ended = None
+        self.rc = None
+
+    def run(self):
+        self.started = time.monotonic()
+        proc = subprocess.Popen([self.molecule, "test", "-s", self.name_], cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace")
+        for line in proc.stdout:
+            self.lines.append(line)
+            match = PHASE.search(ANSI.sub("", line))
+            if match and match.group("scenario") == self.name_:
+                self.marks.append((time.monotonic() - self.started, match.group("phase")))
+        self.rc = proc.wait()
+        self.ended = time.monotonic()
+
+    @property
+    def seconds(self):
+        return self.ended - self.started
+
+
+def minutes(seconds):
+    return "%d:%02d" % divmod(round(seconds), 60)
+
+
+def report(run, out):
+    out.write("".join(run.lines))
+    phases = ", ".join("%s %s" % (phase, minutes(sec)) for phase, sec in phase_times(run.marks, run.seconds))
+    out.write("=== scenario %s %s in %s (%s)\n" % (run.name_, "passed" if run.rc == 0 else "FAILED (rc %d)" % run.rc,
+                                                 minutes(run.seconds), phases))
+    out.flush()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--lanes", type=int, default=int(os.environ.get("MOLECULE_LANES", "2")))
+    parser.add_argument("scenario", nargs="*")
+    args = parser.parse_args(argv)
+    known = scenarios()
+    unknown = sorted(set(args.scenario) - set(known))
+    if unknown:
+        parser.error("no such scenario: %s (known: %s)" % (", ".join(unknown), ", ".join(known)))
+    if args.lanes < 1:
+        parser.error("--lanes must be 1 or more")
+    molecule = os.path.join(os.path.dirname(sys.executable), "molecule")
+    pending = list(args.scenario or known)
+    running, done = {}, []
+    start = time.monotonic()
+    out = sys.stdout
+    while pending or running:
+        while len(running) < args.lanes:
+            name = next_scenario(pending, running)
+            if name is None:
+                break
+            pending.remove(name)
+            running[name] = Run(name, molecule)
+            running[name].start()
+            out.write("=== scenario %s started at %s (running: %s)\n" % (
+                name, minutes(time.monotonic() - start), ", ".join(running)))
+            out.flush()
+        time.sleep(1)
+        for name, run in list(running.items()):
+            if not run.is_alive():
+                run.join()
+                del running[name]
+                done.append(run)
+                report(run, out)
+    out.write("\n=== Molecule: %d scenario(s) in %s on %d lane(s)\n" % (len(done), minutes(time.monotonic() - start),
+                                                                       args.lanes))
+    for run in sorted(done, key=lambda r: r.name_):
+        phases = dict(phase_times(run.marks, run.seconds))
+        out.write("  %-12s %-6s %6s   %s\n" % (
+            run.name_, "ok" if run.rc == 0 else "FAILED", minutes(run.seconds),
+            "  ".join("%s %s" % (p, minutes(s)) for p, s in phases.items())))
+    failed = [run.name_ for run in done if run.rc != 0]
+    if failed:
+        out.write("=== failed: %s\n" % ", ".join(failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
