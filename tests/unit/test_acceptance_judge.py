@@ -1,7 +1,6 @@
 """plugins/plugin_utils/acceptance_judge.py, acceptance_report.py, acceptance_settings.py and the
-heat map's cells (module_utils/acceptance_heat_map.py): verdicts, reasons, healthy nodes, report."""
-import struct
-
+heat map of a judged report (module_utils/acceptance_heat_map.py, its PNG decoded pixel by pixel):
+verdicts, reasons, healthy nodes, report, cells."""
 import pytest
 
 import acceptance_heat_map as heat_map
@@ -9,6 +8,7 @@ import acceptance_judge as judge
 import acceptance_report as report_text
 import acceptance_schedule as sched
 import acceptance_settings
+from test_acceptance_heat_map import Image, cell_centre
 
 NODES = ["node1", "node2", "node3", "node4"]
 FAST = 0.025
@@ -153,16 +153,29 @@ def test_table_names_everything():
     assert all(line == line.rstrip() for line in lines)
 
 
-def test_heat_map_cells_of_a_judged_report():
+def test_the_heat_map_of_a_judged_report_shows_its_verdicts():
     report = finish(run(speed={"node1": 0.25}, broken=[("node2", "node3")]))
-    cells = heat_map.heat_map_cells(report)
-    assert cells[1][2] == cells[2][1] == heat_map.BROKEN
-    assert cells[1][3] == cells[3][1] and cells[1][3][1] >= 200  # ok pair: green
-    assert cells[0][1][0] == 220  # slow pair: red side
-    # the judge's full report draws; its pixels are checked in test_acceptance_heat_map.py
-    layout = heat_map.heat_map_layout(report)
-    assert struct.unpack(">II", heat_map.heat_map_png(report)[16:24]) == (layout.width, layout.height)
+    image, layout = Image(heat_map.heat_map_png(report)), heat_map.heat_map_layout(report)
     assert layout.labels == NODES
+    assert sorted(pair["status"] for pair in report["pairs"]) == ["broken", "ok", "ok", "slow", "slow", "slow"]
+    scale_y = layout.legend_y + heat_map.LINE
+    broken_swatch = image.pixel(heat_map.MARGIN + 1, layout.legend_y + 3 * heat_map.LINE + 1)
+    for pair in report["pairs"]:
+        first, second = (NODES.index(node) for node in pair["pair"])
+        for row, column in ((first, second), (second, first)):
+            cell = image.pixel(*cell_centre(layout, row, column))
+            where = f"{pair['pair']} {pair['status']} ratio {pair['ratio']}: cell {cell}"
+            if pair["status"] == "broken":
+                assert cell == broken_swatch == (0, 0, 0), where
+                continue
+            red, green, _ = cell
+            if pair["status"] == "slow":
+                assert red > green, where
+            else:
+                assert green > red, where
+            # the legend's scale at the pair's ratio (one pixel a hundredth) shows the same colour
+            scale = image.pixel(heat_map.MARGIN + min(100, round(pair["ratio"] * 100)), scale_y)
+            assert max(abs(a - b) for a, b in zip(cell, scale)) <= 4, f"{where}, scale {scale}"
 
 
 SETTINGS = {
