@@ -39,13 +39,9 @@ sources: host  ## Cache the OpenMPI source tarball the sandbox builds (from this
 ml: host image  ## MindSpore and PyTorch (CPU) wheels and the shared ML volume nodes mount at /opt/ml
 	sandbox/ml-packages.sh ensure >/dev/null
 
-# Every node image a scenario starts from (three Debian releases, the systemd flavour), built
-# before the scenarios so that two of them running at once never build the same one.
-assets: host  ## What the scenarios start from: the node images, the OpenMPI source, the ML volume
+assets: host  ## What the scenarios start from: the node image, the OpenMPI source, the ML volume
 	$(phase_started)
 	$(MAKE) --no-print-directory image sources ml
-	SANDBOX_RELEASES=bullseye,trixie sandbox/image/build.sh
-	SANDBOX_FLAVOUR=systemd sandbox/image/build.sh
 	$(phase_ended)
 
 sandbox-up: setup ml  ## Bring up NODES sandbox nodes (default 2) with the ML volume

@@ -25,6 +25,16 @@ if podman image exists "$tag"; then
   echo "sandbox image: $tag is up to date"
   exit 0
 fi
+cache=${SANDBOX_CACHE:-$(sandbox_cache_dir)}
+mkdir -p "$cache/debootstrap-debs"
+# One build at a time on this machine (sandboxes brought up at once, Molecule scenarios run side
+# by side): all releases share the debootstrap cache, and a build waited for is not done again.
+exec {lock}>"$cache/image-build.lock"
+flock "$lock"
+if podman image exists "$tag"; then
+  echo "sandbox image: $tag was built meanwhile"
+  exit 0
+fi
 
 mirror=$(debian_mirror "$suite")
 package_list() { local sep=$1; shift; cat "$@" | grep -v '^\s*#' | grep -v '^\s*$' | paste -sd "$sep" -; }
@@ -32,8 +42,6 @@ package_list() { local sep=$1; shift; cat "$@" | grep -v '^\s*#' | grep -v '^\s*
 lists=("$here/packages.txt")
 [ ! -f "$here/packages-$suite.txt" ] || lists+=("$here/packages-$suite.txt")
 packages=$(package_list , "${lists[@]}")
-cache=${SANDBOX_CACHE:-$(sandbox_cache_dir)}
-mkdir -p "$cache/debootstrap-debs"
 rootfs=$(mktemp -d "${TMPDIR:-/tmp}/sandbox-rootfs.XXXXXX")
 trap 'rm -rf "$rootfs"' EXIT
 
