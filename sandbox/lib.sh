@@ -53,6 +53,29 @@ sandbox_image_ref() {
   echo "localhost/$name:$sum"
 }
 
+# What differs between the settings a node was made with (<had>) and those asked for (<wanted>),
+# both "name=value" words: one line "name old -> new, ...", nothing when the node can stay. A name
+# <had> lacks (a node made before it was recorded) reads "unrecorded", so such a node is made anew.
+# The image is named only when nothing else differs: the release and the flavour choose it.
+settings_changes() {
+  local -a had wanted changes=()
+  local -A was=()
+  local pair name old new image=
+  read -ra had <<<"$1"
+  read -ra wanted <<<"$2"
+  for pair in "${had[@]}"; do was[${pair%%=*}]=${pair#*=}; done
+  for pair in "${wanted[@]}"; do
+    name=${pair%%=*} new=${pair#*=}
+    old=${was[$name]-unrecorded}
+    [ "$old" != "$new" ] || continue
+    if [ "$name" = image ]; then image="$name $old -> $new"; else changes+=("$name $old -> $new"); fi
+  done
+  [ ${#changes[@]} -gt 0 ] || [ -z "$image" ] || changes=("$image")
+  [ ${#changes[@]} -gt 0 ] || return 0
+  printf -v pair '%s, ' "${changes[@]}"
+  echo "${pair%, }"
+}
+
 # The Debian mirror of this machine's own apt sources (never a host name written in the repo):
 # the one of the suite, else the one that serves this machine's own Debian release.
 debian_mirror() {
