@@ -50,8 +50,9 @@ def main(argv=None):
         print("  " + line)
     print("  whole run        %7s (budget %s)" % (minutes(args.total), minutes(args.budget)))
     if args.total > args.budget:
-        print("=== CI failed: the run took %s, over the budget of %s. Make the suite faster (see where the "
-              "time went above and docs/testing.md) rather than dropping checks." % (
+        print("=== CI failed: the run took %s, over the budget of %s. Make the suite faster (where the time "
+              "went is above; the README's Tests section says how the scenarios share the machine) "
+              "rather than dropping checks." % (
                   minutes(args.total), minutes(args.budget)))
         return 1
     return 0
