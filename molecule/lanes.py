@@ -3,16 +3,12 @@
     molecule/lanes.py [--lanes N] [scenario ...]      (default: every scenario, MOLECULE_LANES or 2 lanes)
 
 Each scenario is a plain `molecule test -s NAME` with its own sandbox (podman network and nodes
-named after it), so scenarios only meet on the controller's shared cache. The scheduler keeps them
-apart there:
-
-- AFTER: a scenario starts only when these have finished. Every scenario that provisions with
-  the openmpi role waits for scenario openmpi, which builds Debian 12's OpenMPI into the
-  controller cache once per run; they then unpack the archive instead of each building it.
-- SHARED: scenarios holding the same resource never run at once (the wheelhouse that role
-  python_env fills in the controller cache).
-- The longest scenario that may start goes first (EXPECTED_MINUTES, measured on this 2-core
-  machine; a new scenario counts as DEFAULT_MINUTES until measured).
+named after it), so scenarios only meet on the controller's shared cache, where the OpenMPI archives
+are. AFTER: a scenario starts only when these have finished. Every scenario that provisions with
+the openmpi role waits for scenario openmpi, which builds Debian 12's OpenMPI into the controller
+cache once per run; they then unpack that archive instead of each building it. Of the scenarios
+that may start, the longest goes first (EXPECTED_MINUTES, measured on this 2-core machine; a new
+scenario counts as DEFAULT_MINUTES until measured).
 
 A scenario's output is printed whole when it ends, never interleaved with another's, then the
 time of each of its phases (create, converge, idempotence, verify, destroy, ...). The run ends with
@@ -36,7 +32,6 @@ EXPECTED_MINUTES = {
 DEFAULT_MINUTES = 3.0
 OPENMPI_USERS = ("acceptance", "cluster", "doctor", "launch", "mixed", "python_env", "sandbox")
 AFTER = {name: {"openmpi"} for name in OPENMPI_USERS}
-SHARED = {"cluster": {"wheelhouse"}, "python_env": {"wheelhouse"}}
 # Molecule's line at the start of each action: "INFO     doctor ➜ converge: Executing".
 PHASE = re.compile(r"\b(?P<scenario>[\w-]+) \u279c (?P<phase>\w+): Executing")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -58,11 +53,9 @@ def phase_times(marks, end):
 
 
 def next_scenario(pending, running):
-    """The pending scenario to start now, or None: nothing it comes AFTER left, its SHARED free, longest first."""
+    """The pending scenario to start now, or None: nothing it comes AFTER left, longest first."""
     unfinished = set(pending) | set(running)
-    busy = set().union(*(SHARED.get(name, set()) for name in running))
-    ready = [name for name in pending
-             if not AFTER.get(name, set()) & unfinished and not SHARED.get(name, set()) & busy]
+    ready = [name for name in pending if not AFTER.get(name, set()) & unfinished]
     if not ready:
         return None
     return max(ready, key=lambda name: (EXPECTED_MINUTES.get(name, DEFAULT_MINUTES), name))

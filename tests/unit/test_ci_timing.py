@@ -43,12 +43,6 @@ def test_the_openmpi_build_goes_first_and_its_users_wait_for_it():
     assert lanes.next_scenario(pending, {}) == "launch"
 
 
-def test_scenarios_sharing_the_wheelhouse_never_run_at_once():
-    assert lanes.next_scenario(["python_env", "doctor"], {"cluster": None}) == "doctor"
-    assert lanes.next_scenario(["python_env"], {"cluster": None}) is None
-    assert lanes.next_scenario(["python_env"], {"doctor": None}) == "python_env"
-
-
 def test_a_scenario_not_measured_yet_counts_as_the_default():
     assert lanes.next_scenario(["brand_new", "firewall"], {}) == "brand_new"
 
