@@ -31,27 +31,6 @@ EXPECTED_MINUTES = {
     "acceptance": 4.8, "cluster": 3.3, "doctor": 8.3, "firewall": 1.5, "launch": 16.6, "mixed": 11.7,
     "npu": 4.6, "openmpi": 8.5, "python_env": 9.0, "sandbox": 0.6, "ssh_trust": 2.5, "systemd": 5.7,
 }
-DEFAULT_MINUTES until measured).
-
-A scenario's output is printed whole when it ends, never interleaved with another's, then the
-time of each of its phases (create, converge, idempotence, verify, destroy, ...). The run ends with
-a table of every scenario and exits non-zero if any failed.
-"""
-import argparse
-import os
-import re
-import subprocess
-import sys
-import threading
-import time
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-# Minutes of a whole `molecule test` run with the OpenMPI archive cached, one scenario at a time.
-EXPECTED_MINUTES = {
-    "acceptance": 4.0, "cluster": 5.1, "doctor": 4.9, "firewall": 1.2, "launch": 10.0, "mixed": 8.8,
-    "npu": 2.1, "openmpi": 6.0, "python_env": 4.7, "sandbox": 1.8, "ssh_trust": 1.4, "systemd": 4.4,
-}
 DEFAULT_MINUTES = 3.0
 OPENMPI_USERS = ("acceptance", "cluster", "doctor", "launch", "mixed", "python_env", "sandbox")
 AFTER = {name: {"openmpi"} for name in OPENMPI_USERS}
