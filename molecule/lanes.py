@@ -77,8 +77,7 @@ class Run(threading.Thread):
     def run(self):
         self.started = time.monotonic()
         # Molecule runs ansible-playbook and ansible-config from PATH: the venv's, as under make.
-        env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(self.molecule), os.environ.get("PATH", "")]),
-                   ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
+        env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(self.molecule), os.environ.get("PATH", "")]))
         proc = subprocess.Popen([self.molecule, "test", "-s", self.name_], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, errors="replace")
         for line in proc.stdout:
