@@ -1,5 +1,5 @@
 """The acceptance report for people: a table, as lines (the heat map PNG is written by module
-acceptance_heat_map, module_utils/acceptance_heat_map.py)."""
+acceptance_heat_map, plugins/plugin_utils/acceptance_heat_map.py)."""
 
 
 def _gbps(value):

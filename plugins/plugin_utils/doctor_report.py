@@ -1,6 +1,6 @@
 """The preflight doctor's verdicts: per-node results in, one report out.
 
-Plain stdlib functions (see docs/architecture.md), used by filter_plugins/doctor.py and unit
+Plain stdlib functions (see docs/architecture.md), used by plugins/filter/doctor.py and unit
 tested in tests/unit/test_doctor_report.py. Role doctor gathers, on every node at once, what the
 node sees (modules doctor_probe, ssh_mesh_check, tcp_port_check, hccn_netdetect) and hands all of
 it to ``build_report``, which runs the check families (doctor_checks_ssh, _network, _versions,

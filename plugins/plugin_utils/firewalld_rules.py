@@ -1,6 +1,6 @@
 """firewalld rules of the firewall role: what it wants, and what to add and remove to get there.
 
-Plain functions over plain data (no Ansible imports), used by filter_plugins/firewalld_rules.py
+Plain functions over plain data (no Ansible imports), used by plugins/filter/firewalld_rules.py
 and unit tested in tests/unit/test_firewalld_rules.py.
 
 firewalld cannot label a rule with its owner (ufw rules carry a comment), so the role keeps a

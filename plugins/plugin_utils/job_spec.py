@@ -8,7 +8,7 @@ node and the variable: job-wide settings are reported on the master node, which 
 launcher (msrun's scheduler, mpirun, the dynamic cluster's scheduler, torchrun's rank 0).
 
 Plain Python (stdlib only, no Ansible), so it is unit tested directly; the filters in
-filter_plugins/job.py call it.
+plugins/filter/job.py call it.
 """
 import difflib
 import ipaddress

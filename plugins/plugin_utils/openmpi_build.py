@@ -1,6 +1,6 @@
 """OpenMPI from source, built once per cluster: settings checks, build keys, the build plan.
 
-Plain functions over plain data (no Ansible imports), used by filter_plugins/openmpi_build.py
+Plain functions over plain data (no Ansible imports), used by plugins/filter/openmpi_build.py
 and unit tested in tests/unit/test_openmpi_build.py.
 
 A *build key* names everything that makes two OpenMPI installations interchangeable: the

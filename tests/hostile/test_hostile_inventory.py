@@ -2,7 +2,7 @@
 
 For every such value (the training user, addresses, networks, interface names, paths, programs,
 environment names and values) at least 500 values go through plugins/plugin_utils/inventory_checks
-(with the roles' argument specs, as filter_plugins/preflight.py runs it in playbooks/validate.yml)
+(with the roles' argument specs, as plugins/filter/preflight.py runs it in playbooks/validate.yml)
 in this process. Each value must be either refused, with a message naming the host and the
 variable (no raw control character, no exception), or accepted and then:
 
@@ -158,7 +158,7 @@ def test_refusals_name_the_host_and_the_variable(classified, ident):
 
 @pytest.mark.parametrize("ident", list(PER_HOST) + list(CLUSTER))
 def test_the_playbook_filter_says_the_same(classified, ident):
-    """filter_plugins/preflight.py (what validate.yml runs) agrees with the direct checks."""
+    """plugins/filter/preflight.py (what validate.yml runs) agrees with the direct checks."""
     rows = classified[ident]
     for value, status, messages in [rows[i] for i in range(0, len(rows), max(1, len(rows) // 15))]:
         groups, hostvars = placed(ident, value)

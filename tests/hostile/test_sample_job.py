@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-import job as job_filters  # filter_plugins/job.py
+import job as job_filters  # plugins/filter/job.py
 import sample_job
 from hostile_corpus import ROOT
 

@@ -1,16 +1,14 @@
-"""module_utils/acceptance_heat_map.py and module acceptance_heat_map: the PNG it writes, decoded
+"""plugins/plugin_utils/acceptance_heat_map.py and module acceptance_heat_map: the PNG it writes, decoded
 here with zlib and struct (chunks, CRCs, filter bytes), read pixel by pixel."""
 import itertools
-import json
 import struct
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 import acceptance_heat_map as heat_map
+from ansible_collections.cluster_suite.hpc.plugins.action.acceptance_heat_map import ActionModule
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError
 
-PROJECT = Path(__file__).resolve().parents[2]
 # The empty box the font draws for a character it lacks, written out again here on purpose.
 BOX = ("#####", "#...#", "#...#", "#...#", "#...#", "#...#", "#####")
 
@@ -178,23 +176,13 @@ def test_128_nodes_render_small():
     assert image.inked(*column_label_band(layout, 127)) > 10
 
 
-RUNNER = f"""
-import runpy, sys
-sys.path.insert(0, {str(PROJECT / "module_utils")!r})
-import acceptance_heat_map
-sys.modules["ansible.module_utils.acceptance_heat_map"] = acceptance_heat_map
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
 def run_module(tmp_path, args, check=False):
-    args_file = tmp_path / "args.json"
-    args_file.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check)}))
-    proc = subprocess.run([sys.executable, "-c", RUNNER, str(PROJECT / "library" / "acceptance_heat_map.py"),
-                           str(args_file)], capture_output=True, text=True, timeout=120, check=False)
-    assert proc.stdout, proc.stderr
-    return json.loads(proc.stdout)
+    """The action plugin's work, as its run() calls it (the Ansible frame is tested in test_collection)."""
+    action = ActionModule.__new__(ActionModule)
+    try:
+        return action.act(dict({"cell": None}, **args), check)
+    except ActionError as error:
+        return {"failed": True, "msg": str(error)}
 
 
 def test_module_writes_once_and_reports_the_size(tmp_path):

@@ -1,5 +1,5 @@
 """plugins/plugin_utils/acceptance_judge.py, acceptance_report.py, acceptance_settings.py and the
-heat map of a judged report (module_utils/acceptance_heat_map.py, its PNG decoded pixel by pixel):
+heat map of a judged report (plugins/plugin_utils/acceptance_heat_map.py, its PNG decoded pixel by pixel):
 verdicts, reasons, healthy nodes, report, cells."""
 import pytest
 

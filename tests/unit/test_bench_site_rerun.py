@@ -128,8 +128,7 @@ def test_the_defaults_config_says_nothing_about_speed():
     with open(site_rerun.DEFAULTS_CFG, encoding="utf-8") as handle:
         settings = [line.split("=")[0].strip() for line in handle
                     if "=" in line and not line.lstrip().startswith("#")]
-    assert settings == ["roles_path", "collections_path", "library", "module_utils", "filter_plugins",
-                        "interpreter_python"]
+    assert settings == ["collections_path", "interpreter_python"]
 
 
 @pytest.mark.parametrize("v1, v2, expected", [

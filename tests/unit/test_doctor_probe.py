@@ -1,4 +1,4 @@
-"""module_utils/doctor_probe.py: parsers and collectors driven by fakes (no node needed)."""
+"""plugins/module_utils/doctor_probe.py: parsers and collectors driven by fakes (no node needed)."""
 import json
 import subprocess
 import sys

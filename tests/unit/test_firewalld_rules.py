@@ -178,7 +178,7 @@ def test_listing_and_record_parsing():
 
 def test_the_filters_give_the_same_answer():
     pytest.importorskip("ansible")
-    path = pathlib.Path(__file__).parents[2] / "filter_plugins" / "firewalld_rules.py"
+    path = pathlib.Path(__file__).parents[2] / "plugins" / "filter" / "firewalld_rules.py"
     spec = importlib.util.spec_from_file_location("firewalld_rules_filters", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

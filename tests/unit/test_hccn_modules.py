@@ -4,7 +4,7 @@ node's root.
 
 Each module runs in a subprocess as Ansible runs it on a node (arguments from a JSON file,
 result as JSON on stdout); the project's module_utils are made importable under
-ansible.module_utils, as Ansible's module packaging does. Molecule (molecule/npu) runs them
+their collection names, as Ansible's module packaging does (tests/unit/module_runner.py). Molecule (molecule/npu) runs them
 through Ansible over SSH.
 """
 
@@ -14,18 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from module_runner import run_module
 
 PROJECT = Path(__file__).resolve().parents[2]
 HCCN_TOOL = PROJECT / "sandbox" / "stand-ins" / "Ascend" / "driver" / "tools" / "hccn_tool"
-RUNNER = f"""
-import runpy, sys
-sys.path.insert(0, {str(PROJECT / "module_utils")!r})
-import hccn_output, netdetect
-sys.modules["ansible.module_utils.hccn_output"] = hccn_output
-sys.modules["ansible.module_utils.netdetect"] = netdetect
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
 
 
 def ai_server0(devices=range(8)):
@@ -65,18 +57,7 @@ class Node:
     def module(self, name, args, check=False):
         """Run the module once; return its result."""
         self.runs += 1
-        args_file = self.root / f"args{self.runs}.json"
-        args_file.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check)}))
-        proc = subprocess.run(
-            [sys.executable, "-c", RUNNER, str(PROJECT / "library" / f"{name}.py"), str(args_file)],
-            env=self.env,
-            cwd=self.root,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert proc.stdout, proc.stderr
-        return json.loads(proc.stdout)
+        return run_module(name, args, self.root / f"args{self.runs}.json", check=check, env=self.env, cwd=self.root)
 
     def device_ip(self, devices, **extra):
         args = {"devices": devices, "hccn_tool": str(HCCN_TOOL), "hccn_conf": str(self.conf)}

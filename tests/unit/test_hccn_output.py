@@ -1,4 +1,4 @@
-"""Tests for module_utils/hccn_output.py on the exact strings of the reference facts."""
+"""Tests for plugins/module_utils/hccn_output.py on the exact strings of the reference facts."""
 
 import re
 

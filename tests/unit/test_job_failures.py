@@ -1,4 +1,4 @@
-"""Tests for module_utils/job_failures.py and the catalogue roles/job/files/failure_catalogue.yml:
+"""Tests for plugins/plugin_utils/job_failures.py and the catalogue roles/job/files/failure_catalogue.yml:
 the known causes of a failed job, the ranks a launcher reports dead, the first failure on one
 clock and hangs."""
 

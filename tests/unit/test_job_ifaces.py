@@ -1,4 +1,4 @@
-"""Tests for module_utils/job_ifaces.py: the interfaces a job names, checked before its launch."""
+"""Tests for plugins/module_utils/job_ifaces.py: the interfaces a job names, checked before its launch."""
 
 import pytest
 

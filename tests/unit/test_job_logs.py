@@ -1,4 +1,4 @@
-"""Tests for module_utils/job_logs.py: the job summary from gathered logs."""
+"""Tests for plugins/plugin_utils/job_logs.py: the job summary from gathered logs."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""module_utils/job_logs.unpack_logs: a node's log archive is data. Crafted archives (links,
+"""plugins/plugin_utils/job_logs.unpack_logs: a node's log archive is data. Crafted archives (links,
 absolute names, '..', devices, fifos, setuid modes) never write outside logs/<job>/<host>/ and
 regular files come out byte for byte."""
 

@@ -1,30 +1,18 @@
-"""Tests for module_utils/job_preflight.py (module job_preflight, launch.yml's node checks)."""
+"""Tests for plugins/module_utils/job_preflight.py (module job_preflight, launch.yml's node checks)."""
 
 import json
 import os
 import platform
 import pwd
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 import job_preflight
+from module_runner import run_module
 
 PROJECT = Path(__file__).resolve().parents[2]
-# The project's module_utils importable as ansible.module_utils.*, as Ansible's packaging does.
-RUNNER = f"""
-import runpy, sys
-sys.path.insert(0, {str(PROJECT / "module_utils")!r})
-import doctor_probe, job_preflight, job_procs, job_workspace, tcp_probe
-for name, module in (("doctor_probe", doctor_probe), ("job_preflight", job_preflight), ("job_procs", job_procs),
-                     ("job_workspace", job_workspace), ("tcp_probe", tcp_probe)):
-    sys.modules["ansible.module_utils." + name] = module
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
 IP_OUTPUT = """\
 1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever
 2: eth0@if12    inet 10.89.0.2/24 brd 10.89.0.255 scope global eth0\\       valid_lft forever
@@ -121,15 +109,10 @@ def test_a_port_left_in_time_wait_is_no_problem():
 def test_module_runs_as_ansible_would(tmp_path):
     """The whole module, through Ansible's argument handling, on this machine (as its own user)."""
     user = pwd.getpwuid(os.getuid()).pw_name
-    args = tmp_path / "args.json"
-    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
+    result = run_module("job_preflight", {
         "user": user, "job_dir": "jobs/x", "log_dir": "logs", "name": "x", "launcher": "torchrun",
         "python": sys.executable, "python_module": "json", "address": "127.0.0.1",
-        "files": [{"path": "/nonexistent/env_npu.sh", "variable": "job_source_env"}]}}))
-    completed = subprocess.run([sys.executable, "-c", RUNNER, str(PROJECT / "library" / "job_preflight.py"),
-                                str(args)], capture_output=True, text=True, check=False, timeout=60)
-    assert completed.stdout, completed.stderr
-    result = json.loads(completed.stdout)
+        "files": [{"path": "/nonexistent/env_npu.sh", "variable": "job_source_env"}]}, tmp_path / "args.json")
     assert result["problems"] == [
         "job_source_env: /nonexistent/env_npu.sh is missing (role npu_env), or set job_source_env: false"]
     assert result["iface"] == "lo" and "127.0.0.1" in result["ipv4_addresses"]
@@ -154,13 +137,9 @@ def test_module_reads_openmpi_and_its_build_under_the_prefix(tmp_path):
     linked = tmp_path / "local"
     (linked / "bin").mkdir(parents=True)
     (linked / "bin" / "ompi_info").symlink_to(install / "bin" / "ompi_info")
-    args = tmp_path / "args.json"
-    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
+    result = run_module("job_preflight", {
         "user": pwd.getpwuid(os.getuid()).pw_name, "job_dir": "jobs/x", "log_dir": "logs", "name": "x",
-        "launcher": "mpirun", "python": sys.executable, "openmpi_prefix": str(linked)}}))
-    completed = subprocess.run([sys.executable, "-c", RUNNER, str(PROJECT / "library" / "job_preflight.py"),
-                                str(args)], capture_output=True, text=True, check=False, timeout=60)
-    assert completed.stdout, completed.stderr
-    openmpi = json.loads(completed.stdout)["versions"]["openmpi"]
+        "launcher": "mpirun", "python": sys.executable, "openmpi_prefix": str(linked)}, tmp_path / "args.json")
+    openmpi = result["versions"]["openmpi"]
     assert openmpi["version"] == "4.1.4" and openmpi["path"] == str(linked / "bin" / "ompi_info")
     assert openmpi["build"]["os"] == "Debian 12" and openmpi["build"]["prefix"] == str(install)

@@ -1,4 +1,4 @@
-"""Tests for module_utils/job_procs.py on real processes of this machine."""
+"""Tests for plugins/module_utils/job_procs.py on real processes of this machine."""
 
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""The deletion contract on a node (module_utils/job_workspace.py): the suite clears only its own
+"""The deletion contract on a node (plugins/module_utils/job_workspace.py): the suite clears only its own
 directories inside a job directory it made, and follows no symlink out of it."""
 
 import os

@@ -1,4 +1,4 @@
-"""Tests for module_utils/netdetect.py: input checks, rounds, the polling loop, check mode."""
+"""Tests for plugins/module_utils/netdetect.py: input checks, rounds, the polling loop, check mode."""
 
 import re
 

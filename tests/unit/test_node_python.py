@@ -1,4 +1,4 @@
-"""The code that runs on the nodes (library/ and module_utils/) stays within what Python 3.9 to
+"""The code that runs on the nodes (plugins/modules/ and plugins/module_utils/) stays within what Python 3.9 to
 3.13 all run: clusters drift to mixed releases (Debian 11's Python 3.9 to Debian 13's 3.13; the
 sandbox brings such nodes up with SANDBOX_RELEASES=bullseye,bookworm,trixie).
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-NODE_CODE = sorted((ROOT / "library").glob("*.py")) + sorted((ROOT / "module_utils").glob("*.py"))
+NODE_CODE = sorted((ROOT / "plugins" / "modules").glob("*.py")) + sorted((ROOT / "plugins" / "module_utils").glob("*.py"))
 OLDEST = (3, 9)
 # Removed from the standard library in Python 3.12 (distutils, imp, asynchat, asyncore, smtpd)
 # and 3.13 (PEP 594).

@@ -78,4 +78,4 @@ def test_every_os_file_sets_the_same_names(role):
 def test_the_role_loads_them_through_the_filter(role):
     tasks = yaml.safe_load((ROLES / role / "tasks" / "os_vars.yml").read_text())
     load = tasks[-1]
-    assert load["with_first_found"] == [{"files": "{{ ansible_facts | os_vars_files }}", "paths": ["vars"]}]
+    assert load["with_first_found"] == [{"files": "{{ ansible_facts | cluster_suite.hpc.os_vars_files }}", "paths": ["vars"]}]

@@ -1,4 +1,4 @@
-"""filter_plugins/preflight.py: the role argument specs are read from the real roles, and the
+"""plugins/filter/preflight.py: the role argument specs are read from the real roles, and the
 inventory problems come back as messages (never a raised template error)."""
 import preflight
 

@@ -10,6 +10,7 @@ from packaging.version import Version
 from python_env import (checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
                         wheel_python_fits, wheelhouse_key)
+from module_runner import run_module
 from preflight import role_argument_specs
 from python_env_node import install_plan, other_builds, pip_install_argv, version_matches
 
@@ -259,28 +260,14 @@ if [ "$1" = -m ]; then
 fi
 echo '{"torch": "2.13.0+cu121"}'
 """
-RUNNER = f"""
-import runpy, sys
-sys.path.insert(0, {os.path.join(PROJECT, "module_utils")!r})
-import python_env_node
-sys.modules["ansible.module_utils.python_env_node"] = python_env_node
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
 
 def run_install_module(tmp_path, check):
     python = tmp_path / "python"
     python.write_text(FAKE_PYTHON)
     python.chmod(0o755)
-    args = tmp_path / "args.json"
-    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
-        "python": str(python), "wheel_dir": str(tmp_path), "packages": [{"name": "torch", "version": "2.13.0"}],
-        "_ansible_check_mode": check}}))
-    done = subprocess.run([sys.executable, "-c", RUNNER, os.path.join(PROJECT, "library", "python_env_install.py"),
-                           str(args)], capture_output=True, text=True, timeout=120, check=False)
-    assert done.stdout, done.stderr
-    return json.loads(done.stdout)
+    return run_module("python_env_install", {
+        "python": str(python), "wheel_dir": str(tmp_path), "packages": [{"name": "torch", "version": "2.13.0"}]},
+        tmp_path / "args.json", check=check)
 
 
 def test_the_module_says_it_reinstalls_another_build(tmp_path):

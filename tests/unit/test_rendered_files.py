@@ -1,4 +1,4 @@
-"""Tests for module_utils/rendered_files.py (module rendered_files, used by playbooks/render.yml)."""
+"""Tests for plugins/module_utils/rendered_files.py (module rendered_files, used by playbooks/render.yml)."""
 
 import os
 import stat

@@ -1,4 +1,4 @@
-"""Tests for module_utils/ssh_probe.py: command line, classification, parallel runner."""
+"""Tests for plugins/module_utils/ssh_probe.py: command line, classification, parallel runner."""
 
 import shutil
 import socket

@@ -1,4 +1,4 @@
-"""Tests for module_utils/tcp_probe.py, on loopback only."""
+"""Tests for plugins/module_utils/tcp_probe.py, on loopback only."""
 
 import errno
 import os

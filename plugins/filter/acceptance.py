@@ -1,0 +1,73 @@
+"""Filters of role acceptance over plugins/plugin_utils/acceptance_*.py.
+
+    rounds: "{{ hosts | cluster_suite.hpc.acceptance_schedule('round_robin', partners, seed) }}"
+    record: "{{ registered | cluster_suite.hpc.acceptance_record('pair', [a, b], round, tool, ranks_per_node) }}"
+    stage report: "{{ hosts | cluster_suite.hpc.acceptance_judge(hostvars, settings) }}"
+    report: "{{ stage_report | cluster_suite.hpc.acceptance_finish(cluster_record, settings) }}"
+    lines: "{{ report | cluster_suite.hpc.acceptance_table }}"
+    problems: "{{ settings | cluster_suite.hpc.acceptance_settings_errors(host) }}"
+"""
+from ansible.errors import AnsibleFilterError
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_judge as judge_logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_report
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_schedule as schedule_logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_settings
+
+
+def acceptance_schedule(hosts, kind="round_robin", partners=0, seed=0):
+    """Rounds of disjoint pairs (lists)."""
+    try:
+        rounds = schedule_logic.schedule(list(hosts), kind, int(partners), int(seed))
+    except ValueError as error:
+        raise AnsibleFilterError(f"acceptance_schedule: {error}") from error
+    return [[list(pair) for pair in pairs] for pairs in rounds]
+
+
+def acceptance_record(registered, stage, hosts, round_number, tool, ranks_per_node):
+    """A test record from a registered command result."""
+    return judge_logic.record_from_result(dict(registered), stage, list(hosts), round_number, tool,
+                                          int(ranks_per_node))
+
+
+def _settings(settings, hosts, hostvars):
+    settings = dict(settings)
+    settings["models"] = {host: hostvars[host].get("acceptance_hardware_model") for host in hosts}
+    return settings
+
+
+def acceptance_judge(hosts, hostvars, settings):
+    """The intra-node and pair stages' report from every node's kept records."""
+    hosts = list(hosts)
+    intra = [hostvars[host]["_acceptance_intra"] for host in hosts if "_acceptance_intra" in hostvars[host]]
+    pairs = [record for host in hosts for record in hostvars[host].get("_acceptance_pairs", [])]
+    try:
+        return judge_logic.judge_nodes(hosts, intra, pairs, _settings(settings, hosts, hostvars))
+    except (KeyError, TypeError, ValueError) as error:
+        raise AnsibleFilterError(f"acceptance_judge: cannot judge: {error!r}") from error
+
+
+def acceptance_finish(report, cluster_record, settings):
+    """The full report, with the whole-cluster test (None when it did not run)."""
+    return judge_logic.finish_report(dict(report), dict(cluster_record) if cluster_record else None, dict(settings))
+
+
+def acceptance_table(report):
+    """The report as lines for people."""
+    return acceptance_report.format_table(report)
+
+
+def acceptance_settings_errors(settings, host="controller"):
+    """Problems of the acceptance_* settings, each naming the host and the variable."""
+    return acceptance_settings.settings_errors(dict(settings), host)
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "acceptance_schedule": acceptance_schedule,
+            "acceptance_record": acceptance_record,
+            "acceptance_judge": acceptance_judge,
+            "acceptance_finish": acceptance_finish,
+            "acceptance_table": acceptance_table,
+            "acceptance_settings_errors": acceptance_settings_errors,
+        }

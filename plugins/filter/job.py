@@ -1,0 +1,105 @@
+"""Filters over the job description (logic: plugins/plugin_utils/job_spec.py).
+
+    plan: "{{ job_vars | cluster_suite.hpc.job_plan(groups, hostvars, project_dir, launch_python) }}"
+    problems: "{{ job_vars | cluster_suite.hpc.job_plan_errors(groups, hostvars, project_dir, launch_python) }}"
+    control: "{{ job_vars | cluster_suite.hpc.job_control_plan(groups) }}"
+    node: "{{ plan | cluster_suite.hpc.job_node(inventory_hostname) }}"
+    "{{ plan | cluster_suite.hpc.job_rank_hosts }}"   {rank: host}
+    "{{ plan | cluster_suite.hpc.job_hostfile }}"     mpirun hostfile text
+    "{{ home | cluster_suite.hpc.job_node_paths(plan.job_dir, plan.log_dir) }}"   [job dir, log dir], absolute
+    "{{ job_env | cluster_suite.hpc.job_secret_env_text }}"   secrets.env (the secret job_env values; no_log only)
+    "{{ plan | cluster_suite.hpc.job_version_verdicts(versions) }}"   {"fail": [...], "warn": [...]} across the nodes
+"""
+
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_preflight
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_spec, job_versions
+
+
+def _plain(value):
+    """Ansible's lazy containers as plain dicts and lists."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _hostvars(groups, hostvars):
+    hosts = set()
+    for members in groups.values():
+        hosts.update(members or [])
+    return {host: _plain(hostvars[host]) for host in hosts if host in hostvars}
+
+
+def job_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
+    """The launch plan of ``job`` (the job_* variables); every problem at once otherwise."""
+    try:
+        return job_spec.build_plan(_plain(job), _plain(groups), _hostvars(groups, hostvars),
+                                   project_dir, launch_python)
+    except job_spec.JobSpecError as error:
+        raise AnsibleFilterError(str(error)) from error
+
+
+def job_plan_errors(job, groups, hostvars, project_dir=".", launch_python="python3"):
+    """Every problem of ``job`` as a list (empty when it is good)."""
+    try:
+        job_spec.build_plan(_plain(job), _plain(groups), _hostvars(groups, hostvars),
+                            project_dir, launch_python)
+    except job_spec.JobSpecError as error:
+        return error.errors
+    return []
+
+
+def job_control_plan(job, groups):
+    """Name, nodes and directories of a job, for stop.yml and logs.yml."""
+    try:
+        return job_spec.control_plan(_plain(job), _plain(groups))
+    except job_spec.JobSpecError as error:
+        raise AnsibleFilterError(str(error)) from error
+
+
+def job_node(plan, host):
+    try:
+        return job_spec.node_of(plan, host)
+    except KeyError as error:
+        raise AnsibleFilterError(f"{host}: not a node of job {plan.get('name')}") from error
+
+
+def job_rank_hosts(plan):
+    return {str(rank): host for rank, host in job_spec.rank_hosts(plan).items()}
+
+
+def job_hostfile(plan):
+    return job_spec.mpirun_hostfile(plan)
+
+
+def job_node_paths(home, job_dir, log_dir):
+    """[absolute job directory, absolute log directory] under the training user's home."""
+    return list(job_preflight.node_paths(home, job_dir, log_dir))
+
+
+def job_secret_env_text(job_env):
+    return job_spec.secret_env_text(_plain(job_env or {}))
+
+
+def job_version_verdicts(plan, versions):
+    """Version differences across the job's nodes, as the doctor judges them (job_versions.py)."""
+    return job_versions.version_verdicts(_plain(plan), _plain(versions))
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "job_plan": job_plan,
+            "job_plan_errors": job_plan_errors,
+            "job_control_plan": job_control_plan,
+            "job_node": job_node,
+            "job_rank_hosts": job_rank_hosts,
+            "job_hostfile": job_hostfile,
+            "job_node_paths": job_node_paths,
+            "job_secret_env_text": job_secret_env_text,
+            "job_version_verdicts": job_version_verdicts,
+        }

@@ -1,0 +1,15 @@
+"""Filter of role job over plugins/plugin_utils/job_healthy.py (job_exclude_unhealthy, job_min_nodes).
+
+    healthy: "{{ job_vars | cluster_suite.hpc.job_healthy(groups, healthy_json_text, path) }}"
+"""
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_healthy as logic
+
+
+def job_healthy(job, groups, result_text, result_path=logic.DEFAULT_RESULT):
+    """{"updates", "notes", "errors"} for a launch on the healthy nodes only."""
+    return logic.healthy_job(dict(job), dict(groups), result_text or "", result_path)
+
+
+class FilterModule:
+    def filters(self):
+        return {"job_healthy": job_healthy}

@@ -1,0 +1,74 @@
+"""Filters of the preflight validation (playbooks/validate.yml) over plugins/plugin_utils/inventory_checks.py.
+
+    problems: "{{ groups | cluster_suite.hpc.cluster_inventory_problems(hostvars) }}"
+
+Besides the inventory-wide variables it checks every role setting set in the inventory against
+the type and choices of the role's meta/argument_specs.yml (all entry points), and reports unknown
+firewall_*, openmpi_*, ssh_trust_* and npu_env_* names, before any node is contacted. Values that
+reach scripts and command lines (user names, addresses, interface names, paths, programs) must
+match their format as a whole, and no string may hold a control character (inventory_checks).
+"""
+import glob
+import os
+
+import yaml
+from ansible.errors import AnsibleFilterError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import inventory_checks
+
+ROLES = os.path.join(HERE, "..", "..", "roles")
+
+
+def role_argument_specs(roles_dir=ROLES):
+    """variable -> {"type", "elements", "choices", "role"} from every role's argument specs."""
+    specs = {}
+    for path in sorted(glob.glob(os.path.join(roles_dir, "*", "meta", "argument_specs.yml"))):
+        role = os.path.basename(os.path.dirname(os.path.dirname(path)))
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = yaml.safe_load(handle) or {}
+        except (OSError, yaml.YAMLError) as error:
+            raise AnsibleFilterError(f"cannot read {path}: {error}") from error
+        for entry in (data.get("argument_specs") or {}).values():
+            for name, option in ((entry or {}).get("options") or {}).items():
+                specs.setdefault(name, {"type": option.get("type", "str"), "elements": option.get("elements"),
+                                        "choices": option.get("choices"), "role": role})
+    return specs
+
+
+def _plain_vars(host, host_vars, names, errors):
+    """{name: value} of the names a host has; a value that cannot be templated is a problem."""
+    plain = {}
+    for name in names:
+        if name not in host_vars:
+            continue
+        try:
+            plain[name] = host_vars[name]
+        except Exception as error:  # pylint: disable=broad-except
+            # An inventory value templating an undefined variable: named, not raised.
+            errors.append(f"{host}: {name}: cannot be evaluated: {str(error).splitlines()[0]}")
+    return plain
+
+
+def cluster_inventory_problems(groups, hostvars, roles_dir=ROLES):
+    """Every problem of the inventory and of the role settings it sets (empty when fine)."""
+    specs = role_argument_specs(roles_dir)
+    errors, plain_hostvars = [], {}
+    for host in groups.get("all", []):
+        host_vars = hostvars[host]
+        # The settings of roles job and doctor come with each run (-e) and are checked by those
+        # roles, with their own messages: not read here.
+        names = [name for name in host_vars.keys()
+                 if name in inventory_checks.CHECKED_VARS or name in inventory_checks.RENAMED
+                 or (name in specs and specs[name]["role"] not in inventory_checks.RUN_ROLES)
+                 or name.startswith(inventory_checks.TYPO_PREFIXES)]
+        # Without ansible_host the checks take the inventory name as the address.
+        plain_hostvars[host] = _plain_vars(host, host_vars, names, errors)
+    return errors + inventory_checks.inventory_errors(dict(groups), plain_hostvars, specs)
+
+
+class FilterModule:
+    def filters(self):
+        return {"cluster_inventory_problems": cluster_inventory_problems}

@@ -1,0 +1,95 @@
+"""Filters of the python_env role (logic: plugins/plugin_utils/python_env.py).
+
+    lines: "{{ settings | cluster_suite.hpc.python_env_requirements }}"              ["torch===2.13.0+cpu", ...]
+    pins: "{{ settings | cluster_suite.hpc.python_env_pins }}"                       [{name, version}, ...]
+    found: "{{ settings | cluster_suite.hpc.python_env_problems(host, compat, cann, backend) }}"  {errors, warnings}
+    key: "{{ python_version | cluster_suite.hpc.python_env_key(machine, libc) }}"   cp311-manylinux_2_36_x86_64
+    tags: "{{ key | cluster_suite.hpc.python_env_platform }}"      [[platform, ...], python version]
+    problems: "{{ filenames | cluster_suite.hpc.python_env_wheel_problems(host, python_version, names) }}"
+    sums: "{{ text | cluster_suite.hpc.python_env_sha256sums }}"                     {filename: sha256}
+    problems: "{{ recorded | cluster_suite.hpc.python_env_checksum_problems(actual) }}"
+    todo: "{{ wheels | cluster_suite.hpc.python_env_copy_plan(node_sums) }}"
+    text: "{{ sums | cluster_suite.hpc.python_env_sha256sums_text }}"
+    wheels: "{{ stat_results | cluster_suite.hpc.python_env_wheel_list }}"         [{name, sha256, size}]
+"""
+
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import python_env
+
+
+def _plain(value):
+    """Ansible's lazy containers as plain dicts and lists."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def python_env_requirements(settings):
+    return python_env.requirement_lines(_plain(settings))
+
+
+def python_env_pins(settings):
+    return [{"name": name, "version": version} for name, version in python_env.pins(_plain(settings))]
+
+
+def python_env_problems(settings, host, compat, cann=None, backend=None):
+    errors, warnings = python_env.combination_problems(str(host), _plain(settings), _plain(compat),
+                                                       cann or None, backend)
+    return {"errors": errors, "warnings": warnings}
+
+
+def python_env_key(python_version, machine, libc):
+    return python_env.wheelhouse_key(python_version, machine, libc)
+
+
+def python_env_platform(key):
+    try:
+        platforms, version = python_env.platform_of(str(key))
+    except ValueError as exc:
+        raise AnsibleFilterError("python_env_platform: %s" % exc) from exc
+    return [platforms, version]
+
+
+def python_env_wheel_problems(filenames, host, python_version, names):
+    return python_env.wheel_problems(str(host), _plain(filenames), str(python_version), _plain(names))
+
+
+def python_env_sha256sums(text):
+    return python_env.parse_sha256sums(text)
+
+
+def python_env_checksum_problems(recorded, actual):
+    return python_env.checksum_problems(_plain(recorded), _plain(actual))
+
+
+def python_env_copy_plan(wheels, node_sums):
+    return python_env.copy_plan(_plain(wheels), _plain(node_sums))
+
+
+def python_env_sha256sums_text(sums):
+    return python_env.sha256sums_text(_plain(sums))
+
+
+def python_env_wheel_list(stat_results):
+    return python_env.wheel_list(_plain(stat_results))
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "python_env_requirements": python_env_requirements,
+            "python_env_pins": python_env_pins,
+            "python_env_problems": python_env_problems,
+            "python_env_key": python_env_key,
+            "python_env_platform": python_env_platform,
+            "python_env_wheel_problems": python_env_wheel_problems,
+            "python_env_sha256sums": python_env_sha256sums,
+            "python_env_checksum_problems": python_env_checksum_problems,
+            "python_env_copy_plan": python_env_copy_plan,
+            "python_env_sha256sums_text": python_env_sha256sums_text,
+            "python_env_wheel_list": python_env_wheel_list,
+        }
