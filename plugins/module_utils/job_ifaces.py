@@ -8,11 +8,11 @@ GLOO_SOCKET_IFNAME must name interfaces the node has, holding an address on the 
 import ipaddress
 import re
 
+from ansible_collections.cluster_suite.hpc.plugins.module_utils import socket_ifname
+
 # "2: eth0    inet 10.89.0.2/24 brd 10.89.0.255 scope global eth0\       valid_lft ..."
 IP_ADDR_LINE = re.compile(r"^\d+:\s+(?P<device>[^\s@]+)(?:@\S+)?\s+inet\s+(?P<cidr>[0-9.]+/\d+)")
-# NCCL and HCCL: "eth" is a prefix, "=eth0" exact, "^eth" excludes (NCCL environment variables
-# documentation; the HCCL_SOCKET_IFNAME rules of role npu_env). gloo: exact names.
-PREFIX_VARIABLES = ("NCCL_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")
+PREFIX_VARIABLES = socket_ifname.PREFIX_VARIABLES
 EXACT_VARIABLES = ("GLOO_SOCKET_IFNAME",)
 VARIABLES = PREFIX_VARIABLES + EXACT_VARIABLES
 
@@ -65,29 +65,22 @@ def _addresses(ipv4):
     return ", ".join(f"{name} {item}" for name, item in ipv4) or "none"
 
 
-def _matches(pattern, device, exact):
-    return device == pattern if exact else device.startswith(pattern)
-
-
 def check_ifname(variable, value, devices, ipv4, network, origin):
     """Problems of one *_SOCKET_IFNAME ``value`` (``origin`` says where it is set)."""
     where = f"{variable} ({origin})"
     value = (value or "").strip()
     if not value:
         return []
-    exclude = value.startswith("^") and variable in PREFIX_VARIABLES
-    body = value[1:] if exclude else value
-    exact_all = variable in EXACT_VARIABLES or body.startswith("=")
-    body = body[1:] if body.startswith("=") and variable in PREFIX_VARIABLES else body
-    patterns = [part for part in body.split(",") if part]
+    exclude, exact_all, names = socket_ifname.parse(value, prefixes=variable in PREFIX_VARIABLES)
+    patterns = [part for part in names if part]
     holders = sorted({name for name, item in ipv4 if item.ip in network})
     if exclude:
-        left = [name for name in holders if not any(_matches(p, name, exact_all) for p in patterns)]
+        left = [name for name in holders if not any(socket_ifname.matches(p, name, exact_all) for p in patterns)]
         return [] if left else [f"{where}: {value} excludes {_describe(holders)}, the interface(s) "
                                 f"holding this node's address on the cluster network {network}"]
     problems = []
     for pattern in patterns:
-        named = sorted(name for name in devices if _matches(pattern, name, exact_all))
+        named = sorted(name for name in devices if socket_ifname.matches(pattern, name, exact_all))
         if not named:
             kind = "interface" if exact_all else "interface name or prefix"
             problems.append(f"{where}: {kind} {pattern} matches no interface here "
