@@ -20,7 +20,7 @@ PLAY = """---
   tasks:
     - name: Gather
       ansible.builtin.include_role:
-        name: job
+        name: cluster_suite.hpc.job
         tasks_from: gather
       vars:
         _job_plan: {{name: "{{{{ gather_job }}}}", log_dir: logs}}
