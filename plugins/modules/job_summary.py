@@ -62,14 +62,15 @@ options:
   catalogue:
     description:
       - The catalogue of known failures (C(roles/job/files/failure_catalogue.yml) read as data,
-        C({failures: [{id, signature, exit, cause, fix, source}]})). With it, every failed rank,
-        scheduler and launcher is matched against it and the summary names the cause and the fix,
+        a mapping whose C(failures) lists entries with C(id), C(signature), C(exit), C(cause), C(fix)
+        and C(source)). With it, every failed rank, scheduler and launcher is matched against it
+        and the summary names the cause and the fix,
         and the first failure is the one that ended first on the controller's clock.
     type: dict
     default: {}
   clocks:
-    description: Each node's clock offset against the controller, C({host: {offset, uncertainty}})
-      in seconds (node minus controller), to order failures of several nodes on one clock.
+    description: Each node's clock offset against the controller (host to C(offset) and
+      C(uncertainty), in seconds, node minus controller), to order failures of several nodes on one clock.
     type: dict
     default: {}
   archive:

@@ -10,7 +10,7 @@ description:
   - Reads the installed version of each of O(packages) in the environment's Python O(python) and
     runs C(pip install --no-index --find-links O(wheel_dir)) for the ones that differ. Nothing is
     installed when every version matches; nothing comes from the network.
-  - A version is the exact build: a local label names another build of the release, so an
+  - A version is the exact build; a local label names another build of the release, so an
     installed C(2.13.0+cpu) or C(2.13.0+cu121) does not satisfy a pin of C(2.13.0) (nor the
     reverse). Such a package is reinstalled as pinned (requirement C(name===version)), with a
     warning naming both builds; the wheels must hold the pinned build.
