@@ -8,34 +8,22 @@ firewall_*, openmpi_*, ssh_trust_* and npu_env_* names, before any node is conta
 reach scripts and command lines (user names, addresses, interface names, paths, programs) must
 match their format as a whole, and no string may hold a control character (inventory_checks).
 """
-import glob
 import os
 
-import yaml
 from ansible.errors import AnsibleFilterError
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import inventory_checks, role_settings
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import inventory_checks
-
-ROLES = os.path.join(HERE, "..", "..", "roles")
+ROLES = role_settings.ROLES_DIR
 
 
 def role_argument_specs(roles_dir=ROLES):
-    """variable -> {"type", "elements", "choices", "role"} from every role's argument specs."""
-    specs = {}
-    for path in sorted(glob.glob(os.path.join(roles_dir, "*", "meta", "argument_specs.yml"))):
-        role = os.path.basename(os.path.dirname(os.path.dirname(path)))
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = yaml.safe_load(handle) or {}
-        except (OSError, yaml.YAMLError) as error:
-            raise AnsibleFilterError(f"cannot read {path}: {error}") from error
-        for entry in (data.get("argument_specs") or {}).values():
-            for name, option in ((entry or {}).get("options") or {}).items():
-                specs.setdefault(name, {"type": option.get("type", "str"), "elements": option.get("elements"),
-                                        "choices": option.get("choices"), "role": role})
-    return specs
+    """variable -> {"type", "elements", "choices", "role"} from every role's argument specs
+    (read by plugins/plugin_utils/role_settings.py)."""
+    try:
+        return role_settings.all_specs(os.path.normpath(roles_dir))
+    except role_settings.SettingsError as error:
+        raise AnsibleFilterError(str(error)) from error
 
 
 def _plain_vars(host, host_vars, names, errors):

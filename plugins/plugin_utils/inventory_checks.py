@@ -27,6 +27,8 @@ HOST_NAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z
 INVENTORY_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}", re.ASCII)
 # A network interface name (as role npu_env reads them; Linux allows at most 15 characters).
 IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}", re.ASCII)
+# A cluster name (ssh_trust_cluster_name): it names a directory and the key comment.
+CLUSTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*", re.ASCII)
 # HCCL_SOCKET_IFNAME / NCCL_SOCKET_IFNAME: optional ^ (exclude) and = (exact), then names.
 SOCKET_IFNAME = re.compile(r"\^?=?[A-Za-z0-9_.:@-]{1,15}(?:,[A-Za-z0-9_.:@-]{1,15})*", re.ASCII)
 # An absolute path on the nodes that is safe in a shell word even unquoted (templates write
@@ -269,6 +271,26 @@ def check_npu_hosts(hostvars, hosts):
     return errors
 
 
+def user_name_problem(user, allow_root):
+    """What is wrong with a training user name: "control" (a control character), "invalid" (not
+    a POSIX portable user name), "root" (root without ``allow_root``), None when it is fine.
+    The rule of cluster_user, also applied to ssh_trust_user (role_settings)."""
+    if control_text(user):
+        return "control"
+    if not isinstance(user, str) or not USER_NAME.fullmatch(user):
+        return "invalid"
+    if user == "root" and not allow_root:
+        return "root"
+    return None
+
+
+def typo_text(name, role, known):
+    """What is said of an unknown setting ``name`` of ``role``, with the nearest of ``known``."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return f"unknown variable (not a setting of role {role}{hint})"
+
+
 def check_cluster_user(hostvars, hosts):
     errors, users = [], {}
     for host in hosts:
@@ -278,14 +300,14 @@ def check_cluster_user(hostvars, hosts):
         if not isinstance(allow_root, bool):
             errors.append(f"{host}: cluster_allow_root: must be true or false, got "
                           f"{type_name(allow_root)} {_shown(allow_root)}")
-        text = control_text(user)
-        if text:
-            errors.append(f"{host}: cluster_user: {_shown(user)} {text}")
+        found = user_name_problem(user, allow_root is True)
+        if found == "control":
+            errors.append(f"{host}: cluster_user: {_shown(user)} {control_text(user)}")
             continue
-        if not isinstance(user, str) or not USER_NAME.fullmatch(user):
+        if found == "invalid":
             errors.append(f"{host}: cluster_user: {_shown(user)} is not a valid user name")
             continue
-        if user == "root" and allow_root is not True:
+        if found == "root":
             errors.append(f"{host}: cluster_user: root is refused unless cluster_allow_root is "
                           f"true (the upstream guides run training as a non-root user)")
         users.setdefault(user, []).append(host)
@@ -451,11 +473,8 @@ def check_settings(hostvars, hosts, specs):
                 continue
             if spec is None:
                 if name.startswith(TYPO_PREFIXES):
-                    close = difflib.get_close_matches(name, list(specs), n=1)
-                    hint = f"; did you mean {close[0]}?" if close else ""
                     prefix = next(p for p in TYPO_PREFIXES if name.startswith(p))
-                    found.setdefault((name, f"unknown variable (not a setting of role "
-                                            f"{prefix.rstrip('_')}{hint})"), []).append(host)
+                    found.setdefault((name, typo_text(name, prefix.rstrip("_"), specs)), []).append(host)
                 continue
             if value is None:
                 continue

@@ -23,13 +23,13 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PLAYBOOKS = {"site": "site.yml", "doctor": "playbooks/doctor.yml", "launch": "playbooks/launch.yml"}
-# The plays of playbooks/validate.yml, which site.yml and doctor.yml import first.
+# The plays of playbooks/validate.yml, which every playbook imports first.
 PREFLIGHT_PLAYS = ("Validate the inventory on the controller before any node is contacted",
                    "Validate every role's settings per node before anything changes")
 VALIDATION_PLAYS = {
     "site": PREFLIGHT_PLAYS,
-    "doctor": PREFLIGHT_PLAYS + ("Check the doctor's own settings",),
-    "launch": ("Check the job description",),
+    "doctor": PREFLIGHT_PLAYS,
+    "launch": PREFLIGHT_PLAYS + ("Check the job description",),
 }
 FORBIDDEN = ("Traceback", "TemplateSyntaxError", "AnsibleUndefinedVariable", "UNREACHABLE",
              "The `loop` value must resolve", "Unexpected templating type error")

@@ -1,0 +1,110 @@
+"""Action validate_settings: every role's settings of the hosts given, checked on the controller.
+
+Options and results are documented in plugins/modules/validate_settings.py; the checks are
+plugins/plugin_utils/role_settings.py.
+"""
+from ansible.errors import AnsibleError
+
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import role_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
+
+try:  # ansible-core 2.19: text read from a file is evaluated only once trusted
+    from ansible.template import trust_as_template
+except ImportError:  # pragma: no cover - older ansible-core
+    def trust_as_template(value):
+        return value
+
+
+def _trusted(value):
+    """A default as written in defaults/main.yml, its templates trusted (it is the role's own file)."""
+    if isinstance(value, str):
+        return trust_as_template(value)
+    if isinstance(value, dict):
+        return {key: _trusted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_trusted(item) for item in value]
+    return value
+
+
+def _plain(value):
+    """Ansible's lazy containers and tagged values as plain dicts, lists and scalars."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
+# Variables of the play (not of one host): another host's settings are evaluated with the
+# current play's, as they would be when the role runs there.
+PLAY_VARS = ("ansible_play_hosts", "ansible_play_hosts_all", "ansible_play_batch", "play_hosts", "ansible_play_name",
+             "playbook_dir", "ansible_check_mode", "ansible_diff_mode", "ansible_run_tags", "ansible_skip_tags",
+             "ansible_forks", "ansible_config_file", "ansible_playbook_python", "ansible_version", "omit")
+
+
+class ActionModule(ControllerAction):
+    ARGUMENT_SPEC = {
+        "roles": {"type": "list", "elements": "str", "required": True},
+        "hosts": {"type": "list", "elements": "str"},
+        "typos": {"type": "bool", "default": True},
+        "fail": {"type": "bool", "default": True},
+    }
+
+    def run(self, tmp=None, task_vars=None):
+        self._vars = task_vars or {}
+        return super().run(tmp, task_vars)
+
+    def _host_vars(self, host):
+        """A host's variables as written: the task's own for this host (include_role vars
+        count), the inventory's (and -e) for the others."""
+        if host == self._vars.get("inventory_hostname"):
+            return self._vars
+        found = {name: self._vars[name] for name in PLAY_VARS if name in self._vars}
+        found.update(self._vars.get("hostvars", {}).raw_get(host))
+        return found
+
+    def _settings(self, role, host, host_vars, problems):
+        """{variable: value} of the role's settings as the host has them, else the role's
+        defaults, evaluated as Ansible would for the role on that host."""
+        own = set(host_vars.keys())
+        available = {name: _trusted(value) for name, value in role_settings.layers(role, {}).items()}
+        available.update({name: host_vars[name] for name in own})
+        available.update({name: _trusted(value) for name, value in role_settings.role_vars(role).items()})
+        for name, value in role_settings.SHARED.get(role, ()):
+            available.setdefault(name, value)
+        templar = self._templar.copy_with_new_env(available_variables=available)
+        found = {}
+        for name in role_settings.setting_names(role):
+            if name not in available:
+                continue
+            try:
+                found[name] = _plain(templar.template(available[name]))
+            except AnsibleError as error:
+                problems.append(f"{host}: {name}: cannot be evaluated: {str(error).splitlines()[0]}")
+        return found
+
+    def act(self, args, check_mode):
+        known = role_settings.roles()
+        unknown = [role for role in args["roles"] if role not in known]
+        if unknown:
+            raise ActionError(f"validate_settings: roles: unknown role(s) {', '.join(unknown)} (known: {', '.join(known)})")
+        hosts = args["hosts"] or [self._vars.get("inventory_hostname")]
+        groups = _plain(self._vars.get("groups", {}))
+        problems = []
+        checked = {}
+        for role in args["roles"]:
+            for host in role_settings.hosts_for(role, hosts, groups):
+                checked.setdefault(host, []).append(role)
+                settings = self._settings(role, host, self._host_vars(host), problems)
+                problems += role_settings.problems(role, settings, host, groups)
+        if args["typos"]:
+            for host, roles in checked.items():
+                problems += role_settings.typo_problems(host, list(self._host_vars(host).keys()), roles)
+        problems = list(dict.fromkeys(problems))
+        if problems and args["fail"]:
+            return {"failed": True, "changed": False, "problems": problems,
+                    "msg": [f"The settings have {len(problems)} problem(s); nothing was changed:"] + problems}
+        return {"changed": False, "problems": problems}

@@ -1,0 +1,65 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Documentation of the action plugin validate_settings (plugins/action/validate_settings.py), which runs on the controller."""
+
+DOCUMENTATION = r"""
+---
+module: validate_settings
+short_description: Check the settings of the collection's roles, every problem at once
+description:
+  - The one validation path of the collection's role settings (plugins/plugin_utils/role_settings.py).
+    For each role of O(roles) and each host of O(hosts), the role's settings as the host has them
+    (inventory, C(-e), role parameters of the current host), else the role's C(defaults/main.yml),
+    are checked against the role's own rules (ports, paths, versions, ranges...); a boolean given as
+    text (C(-e name=true)) is refused with the way to pass it as JSON.
+  - With O(typos), unknown C(<role>_*) variables of the roles firewall, openmpi, ssh_trust,
+    npu_env, python_env, doctor and acceptance are reported with the nearest known name. A role's
+    internals (C(vars/main.yml), names starting with C(_)) are never typos.
+  - The settings of role doctor are checked as the master has them, those of role acceptance as
+    the first node of group C(cluster) has them.
+  - Run by C(playbooks/validate.yml), which every playbook imports first, and by each role's first
+    task when the role runs on its own (O(typos=false)).
+  - Runs on the controller; nothing is contacted.
+author:
+  - Cluster suite contributors
+options:
+  roles:
+    description: The roles whose settings are checked.
+    type: list
+    elements: str
+    required: true
+  hosts:
+    description: The hosts whose settings are checked; default the current host.
+    type: list
+    elements: str
+  typos:
+    description: Report unknown C(<role>_*) variables as typos.
+    type: bool
+    default: true
+  fail:
+    description: Fail with every problem at once; with C(false) the problems are only returned.
+    type: bool
+    default: true
+"""
+
+EXAMPLES = r"""
+- name: Check the settings of the roles this playbook runs, for every host of the play
+  cluster_suite.hpc.validate_settings:
+    roles: [firewall, ssh_trust, openmpi]
+    hosts: "{{ ansible_play_hosts_all }}"
+  run_once: true
+
+- name: Check this role's settings when it runs on its own
+  cluster_suite.hpc.validate_settings:
+    roles: [firewall]
+    typos: false
+"""
+
+RETURN = r"""
+problems:
+  description: Every problem found, each naming the host and the variable (empty when fine).
+  returned: always
+  type: list
+  elements: str
+  sample: ["node1: firewall_hccl_port_range: 60015:60000 is not a port range low:high with 1 <= low <= high <= 65535"]
+"""
