@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN = os.path.dirname(sys.executable)
 SHIPPED = ("roles/job/tasks/launch.yml", "plugins/modules/job_preflight.py", "plugins/action/job_summary.py",
            "plugins/filter/job.py", "plugins/module_utils/socket_ifname.py", "plugins/plugin_utils/job_spec.py",
-           "playbooks/launch.yml", "playbooks/render.yml", "inventory/sample/hosts.yml", "jobs/sample_msrun.yml",
+           "playbooks/launch.yml", "playbooks/render.yml", "playbooks/site.yml", "inventory/sample/hosts.yml", "jobs/sample_msrun.yml",
            "README.md", "requirements.txt", "meta/runtime.yml")
 LEFT_OUT = ("tests/", "molecule/", "sandbox/", "bench/", ".ci/", "collections/", ".venv/", "Makefile",
             "inventory/sandbox/")
@@ -82,6 +82,8 @@ def test_a_playbook_of_the_installed_copy_renders_what_the_checkout_renders(inst
         _, mismatch, errors = filecmp.cmpfiles(outputs["checkout"] / node, outputs["installed"] / node, files,
                                                shallow=False)
         assert (mismatch, errors) == ([], [])
+    run([tool("ansible-playbook"), "-i", inventory, "--syntax-check", "cluster_suite.hpc.site"],
+        env=dict(os.environ, ANSIBLE_CONFIG=str(config)), cwd=str(tmp_path))
     # Nothing of the checkout was read: the installed copy names its own roles.
     assert str(target) in run([tool("ansible-galaxy"), "collection", "list", "cluster_suite.hpc"],
                               env=dict(os.environ, ANSIBLE_CONFIG=str(config)), cwd=str(tmp_path))
