@@ -8,27 +8,19 @@
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import firewalld_rules
-
-
-def _plain(value):
-    """Ansible's lazy containers as plain dicts and lists."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 
 def firewalld_wanted_rules(ports, ssh_port, sources):
     try:
-        return firewalld_rules.wanted_rules(str(ssh_port), _plain(ports), _plain(sources))
+        return firewalld_rules.wanted_rules(str(ssh_port), plain(ports), plain(sources))
     except (KeyError, TypeError) as exc:
         raise AnsibleFilterError(f"firewalld_wanted_rules: {exc}") from exc
 
 
 def firewalld_plan(wanted, listing, record_text, ssh_port=None):
     try:
-        return firewalld_rules.plan(_plain(wanted), firewalld_rules.parse_present(listing),
+        return firewalld_rules.plan(plain(wanted), firewalld_rules.parse_present(listing),
                                     firewalld_rules.parse_record(record_text),
                                     None if ssh_port is None else str(ssh_port))
     except (KeyError, TypeError) as exc:

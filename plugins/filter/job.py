@@ -16,28 +16,25 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_preflight
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_spec, job_versions
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 
-def _plain(value):
-    """Ansible's lazy containers as plain dicts and lists."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
+def _job_plain(value):
+    # Keys as they are: the job's checks report a key that is not a string.
+    return plain(value, str_keys=False)
 
 
 def _hostvars(groups, hostvars):
     hosts = set()
     for members in groups.values():
         hosts.update(members or [])
-    return {host: _plain(hostvars[host]) for host in hosts if host in hostvars}
+    return {host: _job_plain(hostvars[host]) for host in hosts if host in hostvars}
 
 
 def job_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
     """The launch plan of ``job`` (the job_* variables); every problem at once otherwise."""
     try:
-        return job_spec.build_plan(_plain(job), _plain(groups), _hostvars(groups, hostvars),
+        return job_spec.build_plan(_job_plain(job), _job_plain(groups), _hostvars(groups, hostvars),
                                    project_dir, launch_python)
     except job_spec.JobSpecError as error:
         raise AnsibleFilterError(str(error)) from error
@@ -46,7 +43,7 @@ def job_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
 def job_plan_errors(job, groups, hostvars, project_dir=".", launch_python="python3"):
     """Every problem of ``job`` as a list (empty when it is good)."""
     try:
-        job_spec.build_plan(_plain(job), _plain(groups), _hostvars(groups, hostvars),
+        job_spec.build_plan(_job_plain(job), _job_plain(groups), _hostvars(groups, hostvars),
                             project_dir, launch_python)
     except job_spec.JobSpecError as error:
         return error.errors
@@ -56,7 +53,7 @@ def job_plan_errors(job, groups, hostvars, project_dir=".", launch_python="pytho
 def job_control_plan(job, groups):
     """Name, nodes and directories of a job, for stop.yml and logs.yml."""
     try:
-        return job_spec.control_plan(_plain(job), _plain(groups))
+        return job_spec.control_plan(_job_plain(job), _job_plain(groups))
     except job_spec.JobSpecError as error:
         raise AnsibleFilterError(str(error)) from error
 
@@ -82,12 +79,12 @@ def job_node_paths(home, job_dir, log_dir):
 
 
 def job_secret_env_text(job_env):
-    return job_spec.secret_env_text(_plain(job_env or {}))
+    return job_spec.secret_env_text(_job_plain(job_env or {}))
 
 
 def job_version_verdicts(plan, versions):
     """Version differences across the job's nodes, as the doctor judges them (job_versions.py)."""
-    return job_versions.version_verdicts(_plain(plan), _plain(versions))
+    return job_versions.version_verdicts(_job_plain(plan), _job_plain(versions))
 
 
 class FilterModule:

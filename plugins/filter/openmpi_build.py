@@ -14,24 +14,16 @@
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import openmpi_build
-
-
-def _plain(value):
-    """Ansible's lazy containers as plain dicts and lists."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 
 def openmpi_settings_errors(settings, host="controller"):
-    return openmpi_build.settings_errors(_plain(settings), host)
+    return openmpi_build.settings_errors(plain(settings), host)
 
 
 def openmpi_build_key(facts, version, flags, sha256, prefix):
     try:
-        return openmpi_build.build_key(_plain(facts), version, _plain(flags), sha256, prefix)
+        return openmpi_build.build_key(plain(facts), version, plain(flags), sha256, prefix)
     except (TypeError, ValueError) as exc:
         raise AnsibleFilterError(f"openmpi_build_key: {exc}") from exc
 
@@ -42,7 +34,7 @@ def openmpi_marker_key(text):
 
 def openmpi_build_plan(host_states, cached_ids, strategy):
     try:
-        return openmpi_build.build_plan(_plain(host_states), _plain(cached_ids), strategy)
+        return openmpi_build.build_plan(plain(host_states), plain(cached_ids), strategy)
     except (KeyError, ValueError) as exc:
         raise AnsibleFilterError(f"openmpi_build_plan: {exc}") from exc
 
@@ -63,7 +55,7 @@ def openmpi_private_dir_errors(stat_results, owner, var, host="controller"):
     """``stat_results``: the results of a stat loop over openmpi_path_chain (item in
     openmpi_item, or item)."""
     chain = []
-    for result in _plain(stat_results):
+    for result in plain(stat_results):
         path = result.get("openmpi_item", result.get("item"))
         chain.append(dict(result.get("stat") or {}, path=path))
     return openmpi_build.private_dir_errors(chain, str(owner), str(var), str(host))

@@ -17,27 +17,19 @@
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import python_env
-
-
-def _plain(value):
-    """Ansible's lazy containers as plain dicts and lists."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 
 def python_env_requirements(settings):
-    return python_env.requirement_lines(_plain(settings))
+    return python_env.requirement_lines(plain(settings))
 
 
 def python_env_pins(settings):
-    return [{"name": name, "version": version} for name, version in python_env.pins(_plain(settings))]
+    return [{"name": name, "version": version} for name, version in python_env.pins(plain(settings))]
 
 
 def python_env_problems(settings, host, compat, cann=None, backend=None):
-    errors, warnings = python_env.combination_problems(str(host), _plain(settings), _plain(compat),
+    errors, warnings = python_env.combination_problems(str(host), plain(settings), plain(compat),
                                                        cann or None, backend)
     return {"errors": errors, "warnings": warnings}
 
@@ -55,7 +47,7 @@ def python_env_platform(key):
 
 
 def python_env_wheel_problems(filenames, host, python_version, names):
-    return python_env.wheel_problems(str(host), _plain(filenames), str(python_version), _plain(names))
+    return python_env.wheel_problems(str(host), plain(filenames), str(python_version), plain(names))
 
 
 def python_env_sha256sums(text):
@@ -63,19 +55,19 @@ def python_env_sha256sums(text):
 
 
 def python_env_checksum_problems(recorded, actual):
-    return python_env.checksum_problems(_plain(recorded), _plain(actual))
+    return python_env.checksum_problems(plain(recorded), plain(actual))
 
 
 def python_env_copy_plan(wheels, node_sums):
-    return python_env.copy_plan(_plain(wheels), _plain(node_sums))
+    return python_env.copy_plan(plain(wheels), plain(node_sums))
 
 
 def python_env_sha256sums_text(sums):
-    return python_env.sha256sums_text(_plain(sums))
+    return python_env.sha256sums_text(plain(sums))
 
 
 def python_env_wheel_list(stat_results):
-    return python_env.wheel_list(_plain(stat_results))
+    return python_env.wheel_list(plain(stat_results))
 
 
 class FilterModule:
