@@ -8,8 +8,9 @@ import os
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_failures import (
     CatalogueError, diagnose, hang_lines, load_catalogue)
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_logs import (
-    UnpackError, diagnosis_logs, render, summarize, unpack_logs)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_summary import (
+    diagnosis_logs, render, summarize)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_unpack import UnpackError, unpack_logs
 
 
 def unpack(args, check_mode):

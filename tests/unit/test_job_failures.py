@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import job_failures
-import job_logs
+import job_log_summary as job_logs
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CATALOGUE = job_failures.load_catalogue(

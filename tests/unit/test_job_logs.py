@@ -1,8 +1,8 @@
-"""Tests for plugins/plugin_utils/job_logs.py: the job summary from gathered logs."""
+"""Tests for plugins/plugin_utils/job_log_summary.py: the job summary from gathered logs."""
 
 import json
 
-import job_logs
+import job_log_summary as job_logs
 
 TRACEBACK = """rank 3 on node2: past the first barrier
 Traceback (most recent call last):

@@ -1,4 +1,4 @@
-"""plugins/plugin_utils/job_logs.unpack_logs: a node's log archive is data. Crafted archives (links,
+"""plugins/plugin_utils/job_log_unpack.unpack_logs: a node's log archive is data. Crafted archives (links,
 absolute names, '..', devices, fifos, setuid modes) never write outside logs/<job>/<host>/ and
 regular files come out byte for byte."""
 
@@ -10,7 +10,8 @@ import tarfile
 
 import pytest
 
-import job_logs
+import job_log_summary
+import job_log_unpack
 
 
 def add(tar, name, kind=tarfile.REGTYPE, data=b"", link="", mode=0o644):
@@ -58,7 +59,7 @@ def test_regular_files_and_directories_come_out_byte_for_byte(tmp_path, place):
         ("./empty.log", tarfile.REGTYPE),
         ("mpirun/1/rank.1/stdout", tarfile.REGTYPE, {"data": b"\x00\xff binary\n"}),
     ])
-    result = job_logs.unpack_logs(path, str(root), "node1")
+    result = job_log_unpack.unpack_logs(path, str(root), "node1")
     assert result == {"files": 4, "bytes": len(big) + 22 + 10, "not_copied": []}
     assert tree(root / "node1") == {
         "status": "dir", "status/rank_0.json": b'{"rank": 0, "exit": 0}', "worker_0.log": big,
@@ -76,7 +77,7 @@ def test_symlink_then_write_through_it_stays_inside(tmp_path, place):
         ("./rel", tarfile.SYMTYPE, {"link": "../../../../home/.ssh"}),
         ("./rel/authorized_keys", tarfile.REGTYPE, {"data": b"attacker key\n"}),
     ])
-    result = job_logs.unpack_logs(path, str(root), "node1")
+    result = job_log_unpack.unpack_logs(path, str(root), "node1")
     assert (outside / "authorized_keys").read_bytes() == b"controller key\n"
     assert os.listdir(outside) == ["authorized_keys"]
     assert result["not_copied"] == [
@@ -103,7 +104,7 @@ def test_absolute_dotdot_hardlink_fifo_device_are_left_out(tmp_path, place):
         ("./suid", tarfile.REGTYPE, {"data": b"#!/bin/sh\n", "mode": 0o6777}),
         ("./ok.log", tarfile.REGTYPE, {"data": b"fine\n"}),
     ])
-    result = job_logs.unpack_logs(path, str(root), "node1")
+    result = job_log_unpack.unpack_logs(path, str(root), "node1")
     reasons = {item["member"]: item["reason"] for item in result["not_copied"]}
     assert reasons == {
         str(outside / "abs"): "absolute path", "../escape": "'..' in the path",
@@ -125,8 +126,8 @@ def test_previous_copy_is_replaced_without_following_links(tmp_path, place):
     os.symlink(outside, root / "node1" / "linked")  # left by an older gather
     os.symlink(outside, root / "node2")             # the node's folder itself is a link
     path = archive(tmp_path / "a.tgz", [("./new.log", tarfile.REGTYPE, {"data": b"new\n"})])
-    job_logs.unpack_logs(path, str(root), "node1")
-    job_logs.unpack_logs(path, str(root), "node2")
+    job_log_unpack.unpack_logs(path, str(root), "node1")
+    job_log_unpack.unpack_logs(path, str(root), "node2")
     assert tree(root) == {"node1": "dir", "node1/new.log": b"new\n", "node2": "dir", "node2/new.log": b"new\n"}
     assert tree(outside) == {"authorized_keys": b"controller key\n"}
 
@@ -138,8 +139,8 @@ def test_a_linked_job_folder_is_refused(tmp_path, place):
     (outside / "node1").mkdir()
     (outside / "node1" / "keep").write_text("keep")
     path = archive(tmp_path / "a.tgz", [("./new.log", tarfile.REGTYPE, {"data": b"new\n"})])
-    with pytest.raises(job_logs.UnpackError, match=f"{root} is a symbolic link or not a directory"):
-        job_logs.unpack_logs(path, str(root), "node1")
+    with pytest.raises(job_log_unpack.UnpackError, match=f"{root} is a symbolic link or not a directory"):
+        job_log_unpack.unpack_logs(path, str(root), "node1")
     assert tree(outside) == {"authorized_keys": b"controller key\n", "node1": "dir", "node1/keep": b"keep"}
 
 
@@ -155,14 +156,14 @@ def test_real_tar_of_a_log_dir_with_links(tmp_path, place):
     os.mkfifo(logs / "pipe")
     path = str(tmp_path / "logs.tar.gz")
     subprocess.run(["tar", "-C", str(logs), "-czf", path, "."], check=True)
-    result = job_logs.unpack_logs(path, str(root), "node1")
+    result = job_log_unpack.unpack_logs(path, str(root), "node1")
     assert sorted(item["member"] for item in result["not_copied"]) == ["./pipe", "./ssh", "./worker_1.log"]
     # Two names of one log (tar stores the second as a hard link): both are plain copies.
     copied = tree(root / "node1")
     assert copied["worker_0.log"] == copied["copy.log"] == b"step: 0, loss: 1.0\n"
     assert os.stat(root / "node1" / "worker_0.log").st_ino != os.stat(root / "node1" / "copy.log").st_ino
     assert set(copied) == {"status", "status/rank_0.json", "worker_0.log", "copy.log"}
-    summary = job_logs.summarize(str(root), "j", "msrun", {0: "node1", 1: "node1"},
+    summary = job_log_summary.summarize(str(root), "j", "msrun", {0: "node1", 1: "node1"},
                                  not_copied={"node1": result["not_copied"]})
     assert summary["not_copied"]["node1"] == result["not_copied"]
     assert "  node1: " in summary["text"] and "./ssh (symbolic link to " in summary["text"]
@@ -174,7 +175,7 @@ def test_summary_never_reads_through_links(tmp_path, place):
     (root / "node1" / "status").mkdir(parents=True)
     os.symlink(outside / "secret", root / "node1" / "worker_0.log")
     os.symlink(outside, root / "node2")
-    summary = job_logs.summarize(str(root), "j", "msrun", {0: "node1"})
+    summary = job_log_summary.summarize(str(root), "j", "msrun", {0: "node1"})
     assert "secret" not in str(summary)
 
 
@@ -183,11 +184,11 @@ def test_check_mode_writes_nothing_and_bad_archives_fail(tmp_path, place):
     path = archive(tmp_path / "a.tgz", [("./a.log", tarfile.REGTYPE, {"data": b"abc"}),
                                         ("./b.log", tarfile.LNKTYPE, {"link": "./a.log"}),
                                         ("./l", tarfile.SYMTYPE, {"link": "/"})])
-    assert job_logs.unpack_logs(path, str(root), "node1", check=True) == {
+    assert job_log_unpack.unpack_logs(path, str(root), "node1", check=True) == {
         "files": 2, "bytes": 6, "not_copied": [{"member": "./l", "reason": "symbolic link to /"}]}
     assert not root.exists()
     (tmp_path / "bad.tgz").write_bytes(b"not a tar at all")
-    with pytest.raises(job_logs.UnpackError, match="cannot read the archive"):
-        job_logs.unpack_logs(str(tmp_path / "bad.tgz"), str(root), "node1")
-    with pytest.raises(job_logs.UnpackError, match="is not a usable folder name"):
-        job_logs.unpack_logs(path, str(root), "..")
+    with pytest.raises(job_log_unpack.UnpackError, match="cannot read the archive"):
+        job_log_unpack.unpack_logs(str(tmp_path / "bad.tgz"), str(root), "node1")
+    with pytest.raises(job_log_unpack.UnpackError, match="is not a usable folder name"):
+        job_log_unpack.unpack_logs(path, str(root), "..")
