@@ -1,4 +1,4 @@
-"""Filters over the job description (logic: plugins/plugin_utils/job_spec.py).
+"""Filters over the job description (logic: plugins/plugin_utils/job_spec.py, job_checks.py).
 
     plan: "{{ job_vars | cluster_suite.hpc.job_plan(groups, hostvars, project_dir, launch_python) }}"
     problems: "{{ job_vars | cluster_suite.hpc.job_plan_errors(groups, hostvars, project_dir, launch_python) }}"

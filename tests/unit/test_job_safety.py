@@ -1,4 +1,4 @@
-"""The job description's safety rules (plugins/plugin_utils/job_spec.py): paths stay inside the job
+"""The job description's safety rules (plugins/plugin_utils/job_checks.py): paths stay inside the job
 directory, strings are matched whole, control characters are refused, values that reach a shell
 are restricted, the suite's own variables are reserved and secrets stay out of the plan."""
 

@@ -1,4 +1,4 @@
-"""Tests for plugins/plugin_utils/job_spec.py: the job description and its plan."""
+"""Tests for plugins/plugin_utils/job_spec.py and job_checks.py: the job description and its plan."""
 
 import pytest
 
