@@ -74,8 +74,16 @@ def test_every_os_file_sets_the_same_names(role):
     assert all(keys == names[DEFAULT] for keys in names.values()), names
 
 
-@pytest.mark.parametrize("role", OS_VARS_ROLES)
-def test_the_role_loads_them_through_the_filter(role):
-    tasks = yaml.safe_load((ROLES / role / "tasks" / "os_vars.yml").read_text())
+def test_one_task_file_loads_the_including_roles_vars_through_the_filter():
+    tasks = yaml.safe_load((ROLES / "cluster" / "tasks" / "os_vars.yml").read_text())
     load = tasks[-1]
-    assert load["with_first_found"] == [{"files": "{{ ansible_facts | cluster_suite.hpc.os_vars_files }}", "paths": ["vars"]}]
+    assert load["with_first_found"] == [{"files": "{{ ansible_facts | cluster_suite.hpc.os_vars_files }}",
+                                         "paths": ["{{ ansible_parent_role_paths[0] }}/vars"]}]
+
+
+@pytest.mark.parametrize("role", OS_VARS_ROLES)
+def test_the_role_includes_the_one_task_file(role):
+    assert not (ROLES / role / "tasks" / "os_vars.yml").exists()
+    includes = [task["ansible.builtin.include_role"] for path in (ROLES / role / "tasks").glob("*.yml")
+                for task in yaml.safe_load(path.read_text()) or [] if "ansible.builtin.include_role" in task]
+    assert {"name": "cluster_suite.hpc.cluster", "tasks_from": "os_vars"} in includes
