@@ -2,11 +2,9 @@
 
 import re
 
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
+
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _as_int(value):
@@ -40,7 +38,7 @@ def settings_errors(settings, host="controller"):
             close = [known for known in SETTINGS if known.startswith(name[:10])]
             errors.append("%s: %s: unknown variable (doctor settings: %s)" % (host, name, ", ".join(close or SETTINGS)))
     port = settings.get("doctor_master_port")
-    if not _is_int(_as_int(port)) or not 1024 <= _as_int(port) <= 65535:
+    if not is_int(_as_int(port)) or not 1024 <= _as_int(port) <= 65535:
         errors.append("%s: doctor_master_port: %s %r is not an integer from 1024 to 65535" % (
             host, _type_name(port), port))
     for name in ("doctor_netdetect", "doctor_fail_on_warn"):
@@ -50,7 +48,7 @@ def settings_errors(settings, host="controller"):
     for name, low, high in (("doctor_ssh_timeout", 1, 300), ("doctor_port_timeout", 1, 300),
                             ("doctor_listener_seconds", 10, 3600), ("doctor_import_timeout", 5, 540)):
         value = _as_int(settings.get(name))
-        if name in settings and (not _is_int(value) or not low <= value <= high):
+        if name in settings and (not is_int(value) or not low <= value <= high):
             errors.append("%s: %s: %s %r is not an integer from %d to %d" % (
                 host, name, _type_name(settings[name]), settings[name], low, high))
     path = settings.get("doctor_report_path")

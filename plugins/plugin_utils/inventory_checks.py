@@ -12,6 +12,8 @@ import difflib
 import ipaddress
 import re
 
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
+
 NODE_GROUPS = ("npu_nodes", "gpu_nodes", "cpu_nodes")
 NPU_MODELS = ("atlas800", "atlas800t_a2", "atlas900_a2_pod")
 NPU_DEVICE_COUNTS = (1, 2, 4, 8, 16)
@@ -102,10 +104,6 @@ SPEC_TYPES = {
     "list": ("a list", lambda v: isinstance(v, list)),
     "dict": ("a mapping", lambda v: isinstance(v, dict)),
 }
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def type_name(value):
@@ -258,7 +256,7 @@ def check_npu_hosts(hostvars, hosts):
         if count is None:
             errors.append(f"{host}: npu_device_count: missing; set the number of NPUs of this "
                           f"node (one of {', '.join(map(str, NPU_DEVICE_COUNTS))})")
-        elif not _is_int(count):
+        elif not is_int(count):
             errors.append(f"{host}: npu_device_count: must be an integer, got "
                           f"{type_name(count)} {_shown(count)}")
         elif count not in NPU_DEVICE_COUNTS:
@@ -326,7 +324,7 @@ def check_connection(hostvars, hosts):
         if "ansible_port" not in hvars:
             continue
         port = hvars["ansible_port"]
-        if not _is_int(port) or not 1 <= port <= 65535:
+        if not is_int(port) or not 1 <= port <= 65535:
             errors.append(f"{host}: ansible_port: {type_name(port)} {_shown(port)} is not a TCP port "
                           f"(an integer from 1 to 65535)")
     return errors
