@@ -1,0 +1,70 @@
+"""Action node_ledger: read or update the node ledger of an inventory, on the controller.
+
+Options and results are documented in plugins/modules/node_ledger.py; the ledger itself in
+plugins/plugin_utils/node_ledger.py.
+"""
+import datetime
+
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import node_ledger
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
+
+OPERATIONS = ("read", "record", "quarantine", "retire", "return")
+
+
+def apply(args, check_mode, now):
+    """The result of one operation; writes the ledger unless in check mode or nothing changed."""
+    nodes = {str(name): (str(address) if address is not None else None) for name, address in args["nodes"].items()}
+    operation, names = args["action"], [str(name) for name in args["names"]]
+    strangers = sorted(set(names) - set(nodes)) + sorted(set(args["findings"]) - set(nodes))
+    if strangers:
+        raise ActionError("node_ledger: %s: not a node of the inventory; nothing was changed" % ", ".join(strangers))
+    if operation in ("quarantine", "retire") and not args["reason"]:
+        raise ActionError("node_ledger: %s needs a reason (the operator's words are recorded)" % operation)
+    if operation in ("quarantine", "retire", "return") and not names:
+        raise ActionError("node_ledger: %s needs the nodes to act on" % operation)
+    path = node_ledger.ledger_path(args["ledger_dir"], args["inventory"])
+    when = node_ledger.now_text(now)
+    try:
+        with node_ledger.locked(path):
+            ledger = node_ledger.read(path, args["inventory"], nodes)
+            if operation == "record":
+                changed = node_ledger.record(ledger, nodes, args["findings"], when)
+            elif operation == "quarantine":
+                changed = node_ledger.quarantine(ledger, nodes, names, args["reason"], when)
+            elif operation == "retire":
+                changed = node_ledger.retire(ledger, nodes, names, args["reason"], when)
+            elif operation == "return":
+                changed = node_ledger.return_to_service(ledger, nodes, names, when,
+                                                        args["reason"] if args["force"] else None)
+            else:
+                changed = []
+            written = operation != "read" and not check_mode
+            if written:
+                node_ledger.write(path, ledger)
+    except (node_ledger.LedgerError, OSError) as error:
+        raise ActionError("node_ledger: %s; nothing was changed" % error) from error
+    result = node_ledger.view(ledger, sorted(nodes), args["max_age"], now)
+    return dict(result, changed=bool(changed), nodes_changed=changed, ledger=path,
+                table=node_ledger.table(result["rows"]))
+
+
+class ActionModule(ControllerAction):
+    ARGUMENT_SPEC = dict(
+        ledger_dir=dict(type="path", required=True),
+        inventory=dict(type="str", required=True),
+        nodes=dict(type="dict", required=True),
+        action=dict(type="str", default="read", choices=list(OPERATIONS)),
+        findings=dict(type="dict", default={}),
+        names=dict(type="list", elements="str", default=[]),
+        reason=dict(type="str", default=""),
+        force=dict(type="bool", default=False),
+        max_age=dict(type="int", default=7 * 24 * 3600),
+    )
+
+    def act(self, args, check_mode):
+        for name, finding in args["findings"].items():
+            if not isinstance(finding, dict) or finding.get("source") not in node_ledger.SOURCES \
+                    or finding.get("result") not in node_ledger.RESULTS:
+                raise ActionError("node_ledger: finding of %s needs source (%s) and result (pass or fail)"
+                                  % (name, ", ".join(node_ledger.SOURCES)))
+        return apply(args, check_mode, datetime.datetime.now(datetime.timezone.utc))

@@ -1,0 +1,119 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Documentation of the action plugin node_ledger (plugins/action/node_ledger.py), run on the controller."""
+
+DOCUMENTATION = r"""
+---
+module: node_ledger
+short_description: Read or update the node ledger of an inventory (in service, quarantined, retired)
+description:
+  - The controller's memory of each node of one inventory, in
+    C(<ledger_dir>/<inventory name>-<hash of its path>.json); a node it does not know is in service.
+  - C(record) keeps the doctor's and acceptance's verdicts and quarantines a node in service that
+    failed one (or was unreachable, or failed provisioning or a launch check), with the reason, the
+    time and the evidence. A pass never returns a quarantined node by itself.
+  - C(quarantine) and C(retire) are the operator's, with a reason. C(return) puts a node back in
+    service only when it passed both the doctor and acceptance after its quarantine, unless
+    O(force) is true (O(reason) is then recorded).
+  - A ledger of another inventory, one that knows a node at another address, or one edited into an
+    invalid state is refused, naming the file and the node; nothing is changed.
+  - Writes lock the ledger for the whole read-modify-write and replace the file atomically.
+author:
+  - Cluster suite contributors
+options:
+  ledger_dir:
+    description: Directory of the ledgers (role C(cluster)'s C(cluster_ledger_dir)).
+    type: path
+    required: true
+  inventory:
+    description: The inventory's path (C(ansible_inventory_sources)), the ledger's identity.
+    type: str
+    required: true
+  nodes:
+    description: Every node of the inventory, name to address.
+    type: dict
+    required: true
+  action:
+    description: What to do.
+    type: str
+    choices: [read, record, quarantine, retire, return]
+    default: read
+  findings:
+    description:
+      - For C(record), node to a finding with C(source) (doctor, acceptance, unreachable,
+        provisioning, launch, operator), C(result) (pass or fail), C(reason) and C(evidence).
+    type: dict
+    default: {}
+  names:
+    description: The nodes to quarantine, retire or return.
+    type: list
+    elements: str
+    default: []
+  reason:
+    description: The operator's words, required to quarantine, retire or force a return.
+    type: str
+    default: ""
+  force:
+    description: Return the nodes even if they have not passed the doctor and acceptance.
+    type: bool
+    default: false
+  max_age:
+    description: Seconds after which a verdict is stale (role C(cluster)'s C(cluster_verdict_max_age)).
+    type: int
+    default: 604800
+extends_documentation_fragment:
+  - action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Computes the result and writes nothing.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Which nodes are in service
+  cluster_suite.hpc.node_ledger:
+    ledger_dir: "{{ cluster_ledger_dir }}"
+    inventory: "{{ ansible_inventory_sources | join(',') }}"
+    nodes: "{{ dict(groups['cluster'] | zip(groups['cluster'] | map('extract', hostvars, 'ansible_host'))) }}"
+  register: ledger
+"""
+
+RETURN = r"""
+ledger:
+  description: The ledger file.
+  returned: always
+  type: str
+in_service:
+  description: The inventory's nodes in service.
+  returned: always
+  type: list
+  elements: str
+quarantined:
+  description: Quarantined node to its reason, state, time and evidence in one line.
+  returned: always
+  type: dict
+retired:
+  description: Retired nodes of the inventory.
+  returned: always
+  type: list
+  elements: str
+rows:
+  description: One row per node (node, state, reason, since, evidence, source, stale).
+  returned: always
+  type: list
+  elements: dict
+table:
+  description: The rows as aligned text lines.
+  returned: always
+  type: list
+  elements: str
+nodes_changed:
+  description: The nodes whose state changed.
+  returned: always
+  type: list
+  elements: str
+"""

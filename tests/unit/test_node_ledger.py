@@ -1,0 +1,156 @@
+"""The node ledger (plugins/plugin_utils/node_ledger.py) and the action node_ledger over it."""
+import datetime
+import json
+import multiprocessing
+import os
+
+import pytest
+
+import node_ledger
+from ansible_collections.cluster_suite.hpc.plugins.action.node_ledger import apply
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError
+
+NODES = {"node1": "10.0.0.1", "node2": "10.0.0.2", "node3": "10.0.0.3"}
+T0 = datetime.datetime(2026, 11, 26, 6, 0, tzinfo=datetime.timezone.utc)
+
+
+def args(tmp_path, **kwargs):
+    base = dict(ledger_dir=str(tmp_path / "ledger"), inventory=str(tmp_path / "inv" / "hosts.yml"), nodes=NODES,
+                action="read", findings={}, names=[], reason="", force=False, max_age=7 * 24 * 3600)
+    return dict(base, **kwargs)
+
+
+def fail(source, reason):
+    return {"source": source, "result": "fail", "reason": reason, "evidence": f"logs/{source}/report.json"}
+
+
+def passed(source):
+    return {"source": source, "result": "pass", "reason": "", "evidence": f"logs/{source}/report.json"}
+
+
+def test_a_node_the_ledger_does_not_know_is_in_service(tmp_path):
+    result = apply(args(tmp_path), False, T0)
+    assert result["in_service"] == ["node1", "node2", "node3"] and not result["changed"]
+    assert not os.path.exists(result["ledger"])
+
+
+def test_a_failed_verdict_quarantines_with_reason_time_and_evidence(tmp_path):
+    result = apply(args(tmp_path, action="record", findings={"node3": fail("doctor", "ssh_login: refused"),
+                                                             "node1": passed("doctor")}), False, T0)
+    assert result["nodes_changed"] == ["node3"] and result["in_service"] == ["node1", "node2"]
+    assert result["quarantined"] == {
+        "node3": "ssh_login: refused (quarantined since 2026-11-26T06:00:00Z; evidence logs/doctor/report.json)"}
+    stored = json.loads(open(result["ledger"], encoding="utf-8").read())
+    assert stored["nodes"]["node3"]["source"] == "doctor" and stored["inventory"] == str(tmp_path / "inv/hosts.yml")
+    assert oct(os.stat(result["ledger"]).st_mode & 0o777) == "0o600"
+    assert result["table"][0].split() == ["node", "state", "reason", "since", "evidence"]
+    # A later failure keeps the first reason and time; a pass does not return the node.
+    later = T0 + datetime.timedelta(hours=1)
+    again = apply(args(tmp_path, action="record", findings={"node3": fail("acceptance", "slow"),
+                                                            "node2": passed("doctor")}), False, later)
+    assert again["quarantined"]["node3"].startswith("ssh_login: refused (quarantined since 2026-11-26T06:00:00Z")
+    assert apply(args(tmp_path, action="record", findings={"node3": passed("doctor")}), False, later)[
+        "quarantined"].keys() == {"node3"}
+
+
+def test_return_needs_doctor_and_acceptance_passes_after_the_quarantine_unless_forced(tmp_path):
+    apply(args(tmp_path, action="record", findings={"node2": fail("acceptance", "slow: 0.25 of the median")}),
+          False, T0)
+    with pytest.raises(ActionError, match=r"node2: not passed by the doctor since it was quarantined at "
+                                          r"2026-11-26T06:00:00Z \(no doctor verdict\)"):
+        apply(args(tmp_path, action="return", names=["node2"]), False, T0)
+    later = T0 + datetime.timedelta(hours=1)
+    apply(args(tmp_path, action="record", findings={"node2": passed("doctor")}), False, later)
+    with pytest.raises(ActionError, match=r"node2: not passed by the acceptance since .*\(its last acceptance "
+                                          r"verdict is fail at 2026-11-26T06:00:00Z\)"):
+        apply(args(tmp_path, action="return", names=["node2"]), False, later)
+    apply(args(tmp_path, action="record", findings={"node2": passed("acceptance")}), False, later)
+    returned = apply(args(tmp_path, action="return", names=["node2"]), False, later)
+    assert returned["nodes_changed"] == ["node2"] and "node2" in returned["in_service"]
+    # Forced: the reason is recorded.
+    apply(args(tmp_path, action="quarantine", names=["node1"], reason="fan noise"), False, later)
+    forced = apply(args(tmp_path, action="return", names=["node1"], force=True, reason="fan replaced"), False, later)
+    row = [row for row in forced["rows"] if row["node"] == "node1"][0]
+    assert row["reason"] == "returned by the operator, forced: fan replaced" and row["source"] == "operator"
+
+
+def test_retired_nodes_stay_retired_and_operator_actions_need_a_reason(tmp_path):
+    apply(args(tmp_path, action="retire", names=["node3"], reason="decommissioned"), False, T0)
+    result = apply(args(tmp_path, action="record", findings={"node3": fail("doctor", "x")}), False, T0)
+    assert result["retired"] == ["node3"] and result["quarantined"] == {}
+    with pytest.raises(ActionError, match="quarantine needs a reason"):
+        apply(args(tmp_path, action="quarantine", names=["node1"]), False, T0)
+    with pytest.raises(ActionError, match="node9: not a node of the inventory; nothing was changed"):
+        apply(args(tmp_path, action="quarantine", names=["node9"], reason="x"), False, T0)
+
+
+def test_check_mode_writes_nothing(tmp_path):
+    result = apply(args(tmp_path, action="quarantine", names=["node1"], reason="x"), True, T0)
+    assert result["quarantined"].keys() == {"node1"} and not os.path.exists(result["ledger"])
+
+
+def test_another_inventorys_ledger_or_another_address_is_refused(tmp_path):
+    first = apply(args(tmp_path, action="quarantine", names=["node1"], reason="x"), False, T0)
+    other = dict(NODES, node1="10.9.9.9")
+    with pytest.raises(ActionError, match="node1: the ledger knows it at 10.0.0.1, the inventory at 10.9.9.9"):
+        apply(args(tmp_path, nodes=other), False, T0)
+    stored = json.loads(open(first["ledger"], encoding="utf-8").read())
+    stored["inventory"] = "/elsewhere/hosts.yml"
+    with open(first["ledger"], "w", encoding="utf-8") as handle:
+        json.dump(stored, handle)
+    with pytest.raises(ActionError, match="the ledger of inventory /elsewhere/hosts.yml"):
+        apply(args(tmp_path), False, T0)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda n: n["node1"].update(state="broken"), "node node1: state 'broken' is not one of"),
+    (lambda n: n["node1"].update(reason=""), "node node1: a quarantined node needs a reason"),
+    (lambda n: n["node1"].update(since="yesterday"), "node node1: since: 'yesterday' is not a time"),
+    (lambda n: n.update({"bad name!": {}}), "node bad name!: not a node name"),
+])
+def test_a_ledger_edited_into_an_invalid_state_is_refused_and_left_alone(tmp_path, edit, message):
+    path = apply(args(tmp_path, action="quarantine", names=["node1"], reason="x"), False, T0)["ledger"]
+    stored = json.loads(open(path, encoding="utf-8").read())
+    edit(stored["nodes"])
+    text = json.dumps(stored)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    with pytest.raises(ActionError, match=message):
+        apply(args(tmp_path, action="quarantine", names=["node2"], reason="y"), False, T0)
+    assert open(path, encoding="utf-8").read() == text
+
+
+def test_stale_verdicts_say_so(tmp_path):
+    apply(args(tmp_path, action="record", findings={"node1": fail("doctor", "x")}), False, T0)
+    fresh = apply(args(tmp_path), False, T0 + datetime.timedelta(days=1))
+    old = apply(args(tmp_path), False, T0 + datetime.timedelta(days=8))
+    assert "stale" not in fresh["quarantined"]["node1"]
+    assert old["quarantined"]["node1"].endswith("; stale: older than cluster_verdict_max_age)")
+    assert "quarantined (stale)" in old["table"][1]
+
+
+def _quarantine_many(ledger_dir, inventory, node, count):
+    for index in range(count):
+        apply(dict(ledger_dir=ledger_dir, inventory=inventory, nodes=NODES, action="record",
+                   findings={node: {"source": "doctor", "result": "pass" if index % 2 else "fail", "reason": "r"}},
+                   names=[], reason="", force=False, max_age=3600), False, T0)
+
+
+def test_two_runs_at_once_lose_none_of_each_others_writes(tmp_path):
+    common = (str(tmp_path / "ledger"), str(tmp_path / "hosts.yml"))
+    workers = [multiprocessing.Process(target=_quarantine_many, args=common + (node, 30))
+               for node in ("node1", "node2", "node3")]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [worker.exitcode for worker in workers] == [0, 0, 0]
+    result = apply(dict(args(tmp_path), ledger_dir=common[0], inventory=common[1]), False, T0)
+    assert sorted(result["quarantined"]) == ["node1", "node2", "node3"]
+    assert not [name for name in os.listdir(common[0]) if name.startswith(".ledger.")]
+
+
+def test_the_file_name_says_which_inventory(tmp_path):
+    path = node_ledger.ledger_path("/x", "/srv/clusters/prod/hosts.yml")
+    assert os.path.basename(path).startswith("prod-") and path.endswith(".json")
+    assert path != node_ledger.ledger_path("/x", "/srv/clusters/test/hosts.yml")
