@@ -1,0 +1,71 @@
+"""Carrying a run on past failed nodes: what site.yml keeps of each node it lost, and its limit.
+
+A node is lost when a task failed on it or it became unreachable. Each play of site.yml catches
+a failed task in a rescue block (``failure``); between and after the plays the nodes of the play
+that are no longer in it are collected (``lost``), with the failure kept for them or, for a node
+that vanished without one, as unreachable. ``over_limit`` is the run's own limit, the rule of
+Ansible's max_fail_percentage applied to the whole run: more than ``percent`` % of the in-service
+nodes lost stops everything. Plain Python, no Ansible imports.
+"""
+
+MAX_REASON = 300
+
+
+def first_line(message):
+    """The first non-blank line of a task's message (text, a list of lines, or nothing)."""
+    if isinstance(message, (list, tuple)):
+        message = "\n".join(str(item) for item in message)
+    lines = [line.strip() for line in str(message or "").splitlines() if line.strip()]
+    line = lines[0] if lines else ""
+    return line if len(line) <= MAX_REASON else line[:MAX_REASON - 3] + "..."
+
+
+def failure(play, task, result):
+    """The finding of a node a task failed on: {source, result, reason}. ``result`` is the task's
+    result (ansible_failed_result); an unreachable node's is marked ``unreachable``."""
+    result = result if isinstance(result, dict) else {}
+    message = first_line(result.get("msg")) or first_line(result.get("stderr")) or first_line(
+        result.get("module_stderr")) or "failed (no message)"
+    if result.get("unreachable"):
+        return {"source": "unreachable", "result": "fail",
+                "reason": f"unreachable in play '{play}': {message}"}
+    return {"source": "provisioning", "result": "fail",
+            "reason": f"play '{play}', task '{task}': {message}"}
+
+
+def lost(all_hosts, alive, failures, play, known=None):
+    """The nodes of a play (``all_hosts``) no longer in it (``alive``), not yet in ``known``:
+    {node: finding}, the failure kept for the node (``failures`` {node: finding or None}) or else
+    unreachable during ``play``."""
+    known = known or {}
+    found = {}
+    for name in all_hosts:
+        if name in alive or name in known:
+            continue
+        kept = (failures or {}).get(name)
+        found[name] = kept if isinstance(kept, dict) and kept.get("reason") else {
+            "source": "unreachable", "result": "fail",
+            "reason": f"unreachable during play '{play}' (or failed outside its tasks)"}
+    return found
+
+
+def over_limit(lost_count, total, percent):
+    """Whether ``lost_count`` of ``total`` nodes is above ``percent`` % (Ansible's rule for
+    max_fail_percentage: lost / total > percent / 100, so 10 % tolerates one node of 10, none of 9)."""
+    total = int(total)
+    return total > 0 and int(lost_count) * 100 > float(percent) * total
+
+
+def tolerated(total, percent):
+    """How many of ``total`` nodes may be lost without stopping the run."""
+    total = int(total)
+    return max(0, int(float(percent) * total // 100)) if total else 0
+
+
+def summary(lost_nodes, left_out=None):
+    """One line per node left out: the nodes lost in this run (``lost_nodes`` {node: finding}),
+    then those the ledger already kept out (``left_out`` {node: why})."""
+    lines = [f"{name}: {finding.get('reason') or finding.get('source')} ({finding.get('source')}; now quarantined)"
+             for name, finding in sorted(lost_nodes.items())]
+    lines += [f"{name}: {why}" for name, why in sorted((left_out or {}).items()) if name not in lost_nodes]
+    return lines

@@ -1,0 +1,87 @@
+"""Carrying site.yml on past failed nodes (plugins/plugin_utils/carry_on.py): the finding kept for
+a failed node, the nodes a play lost, the run's fail limit and the closing message."""
+import pytest
+
+import carry_on
+from ansible_collections.cluster_suite.hpc.plugins.filter.carry_on import FilterModule
+
+
+@pytest.mark.parametrize("message, line", [
+    ("one\ntwo", "one"),
+    (["", "  The NPU device plan has 1 problem(s):  ", "node2: bad"], "The NPU device plan has 1 problem(s):"),
+    (None, ""),
+    ("\n\n  late  \n", "late"),
+])
+def test_first_line(message, line):
+    assert carry_on.first_line(message) == line
+
+
+def test_a_long_first_line_is_cut():
+    assert len(carry_on.first_line("x" * 1000)) == carry_on.MAX_REASON
+
+
+def test_a_failed_task_names_play_task_and_message():
+    assert carry_on.failure("OpenMPI", "Build OpenMPI", {"msg": "make failed\nrest", "failed": True}) == {
+        "source": "provisioning", "result": "fail",
+        "reason": "play 'OpenMPI', task 'Build OpenMPI': make failed"}
+
+
+def test_stderr_stands_in_for_a_missing_message():
+    assert carry_on.failure("p", "t", {"stderr": "boom\n"})["reason"] == "play 'p', task 't': boom"
+    assert carry_on.failure("p", "t", None)["reason"] == "play 'p', task 't': failed (no message)"
+
+
+def test_an_unreachable_result_is_an_unreachable_finding():
+    found = carry_on.failure("Firewall", "Gather", {"unreachable": True, "msg": "ssh: connect to host 10.0.0.3 port 22"})
+    assert found == {"source": "unreachable", "result": "fail",
+                     "reason": "unreachable in play 'Firewall': ssh: connect to host 10.0.0.3 port 22"}
+
+
+def test_lost_keeps_the_failure_of_a_node_and_calls_the_others_unreachable():
+    kept = {"source": "provisioning", "result": "fail", "reason": "play 'p', task 't': x"}
+    found = carry_on.lost(["node1", "node2", "node3"], ["node1"], {"node2": kept, "node3": None}, "OpenMPI")
+    assert found == {"node2": kept, "node3": {"source": "unreachable", "result": "fail",
+                                              "reason": "unreachable during play 'OpenMPI' (or failed outside its tasks)"}}
+
+
+def test_lost_leaves_out_the_nodes_already_known():
+    assert carry_on.lost(["node1", "node2"], [], {}, "p", {"node1": {"reason": "earlier"}}) == {
+        "node2": {"source": "unreachable", "result": "fail",
+                  "reason": "unreachable during play 'p' (or failed outside its tasks)"}}
+
+
+@pytest.mark.parametrize("lost, total, percent, stop", [
+    (0, 3, 10, False),
+    (1, 3, 10, True),      # 33 % > 10 %
+    (1, 10, 10, False),    # 10 % is not above 10 %
+    (2, 10, 10, True),
+    (1, 9, 10, True),
+    (1, 3, 34, False),
+    (2, 3, 34, True),
+    (0, 0, 10, False),
+    (1, 3, 0, True),
+    (3, 3, 100, False),
+])
+def test_over_limit_is_ansibles_rule(lost, total, percent, stop):
+    assert carry_on.over_limit(lost, total, percent) is stop
+
+
+@pytest.mark.parametrize("total, percent, count", [(3, 10, 0), (10, 10, 1), (19, 10, 1), (20, 10, 2), (3, 34, 1),
+                                                   (0, 10, 0)])
+def test_tolerated_agrees_with_over_limit(total, percent, count):
+    assert carry_on.tolerated(total, percent) == count
+    assert not carry_on.over_limit(count, total, percent)
+    assert total == 0 or carry_on.over_limit(count + 1, total, percent)
+
+
+def test_summary_names_the_lost_then_the_left_out():
+    lost = {"node3": {"source": "unreachable", "reason": "unreachable in play 'F': refused"}}
+    assert carry_on.summary(lost, {"node4": "ssh_login: refused (quarantined since 2026-11-26T05:40:00Z)",
+                                   "node3": "not repeated"}) == [
+        "node3: unreachable in play 'F': refused (unreachable; now quarantined)",
+        "node4: ssh_login: refused (quarantined since 2026-11-26T05:40:00Z)"]
+
+
+def test_the_filters_are_registered():
+    assert set(FilterModule().filters()) == {"carry_failure", "carry_lost", "carry_over_limit", "carry_tolerated",
+                                            "carry_summary"}
