@@ -24,8 +24,11 @@ def failure(play, task, result):
     """The finding of a node a task failed on: {source, result, reason}. ``result`` is the task's
     result (ansible_failed_result); an unreachable node's is marked ``unreachable``."""
     result = result if isinstance(result, dict) else {}
-    message = first_line(result.get("msg")) or first_line(result.get("stderr")) or first_line(
-        result.get("module_stderr")) or "failed (no message)"
+    message = first_line(result.get("msg"))
+    detail = first_line(result.get("stderr")) or first_line(result.get("module_stderr"))
+    if detail and (not message or message in ("non-zero return code", "MODULE FAILURE")):
+        message = f"{message}: {detail}" if message else detail
+    message = message or "failed (no message)"
     if result.get("unreachable"):
         return {"source": "unreachable", "result": "fail",
                 "reason": f"unreachable in play '{play}': {message}"}

@@ -31,6 +31,11 @@ def test_stderr_stands_in_for_a_missing_message():
     assert carry_on.failure("p", "t", None)["reason"] == "play 'p', task 't': failed (no message)"
 
 
+def test_a_command_names_its_first_line_of_stderr():
+    assert carry_on.failure("p", "t", {"msg": "non-zero return code", "stderr": "boom\nmore", "rc": 3})["reason"] \
+        == "play 'p', task 't': non-zero return code: boom"
+
+
 def test_an_unreachable_result_is_an_unreachable_finding():
     found = carry_on.failure("Firewall", "Gather", {"unreachable": True, "msg": "ssh: connect to host 10.0.0.3 port 22"})
     assert found == {"source": "unreachable", "result": "fail",
