@@ -103,3 +103,22 @@ ensure_containers_conf() {
   printf '%s\n' "$wanted" >"$conf"
   echo "sandbox: wrote $conf (no CAP_SYS_RESOURCE on this host)"
 }
+
+# Forget the node ledger of <inventory> (plugins/plugin_utils/node_ledger.py, under the default
+# cluster_ledger_dir: $XDG_STATE_HOME, else ~/.local/state, then /cluster-suite/ledger), the
+# inventory named as its file and as its directory: a new sandbox reuses node names and addresses,
+# and its nodes must not inherit the quarantines of the old one.
+forget_ledger() {
+  local inventory=$1 dir=${XDG_STATE_HOME:-$HOME/.local/state}/cluster-suite/ledger path
+  [ -d "$dir" ] || return 0
+  while IFS= read -r path; do
+    rm -f "$path" "$path.lock"
+  done < <(python3 - "$PROJECT_DIR/plugins/plugin_utils" "$dir" "$inventory" <<'PY'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import node_ledger
+for source in (sys.argv[3], os.path.dirname(os.path.abspath(sys.argv[3]))):
+    print(node_ledger.ledger_path(sys.argv[2], source))
+PY
+)
+}
