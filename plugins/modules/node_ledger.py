@@ -26,7 +26,7 @@ options:
     type: path
     required: true
   inventory:
-    description: The inventory's path (C(ansible_inventory_sources)), the ledger's identity.
+    description: The inventory file that defines the nodes, the ledger's identity.
     type: str
     required: true
   nodes:
@@ -77,7 +77,7 @@ EXAMPLES = r"""
 - name: Which nodes are in service
   cluster_suite.hpc.node_ledger:
     ledger_dir: "{{ cluster_ledger_dir }}"
-    inventory: "{{ ansible_inventory_sources | join(',') }}"
+    inventory: "{{ hostvars[groups['cluster'][0]].inventory_file }}"
     nodes: "{{ dict(groups['cluster'] | zip(groups['cluster'] | map('extract', hostvars, 'ansible_host'))) }}"
   register: ledger
 """
