@@ -27,12 +27,12 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import (acceptan
 ROLES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "roles"))
 # Roles whose unknown <role>_* names are reported as typos. npu_network_* is checked by its
 # device plan; job_* by job_spec (both read their own names).
-TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "python_env", "doctor", "acceptance")
+TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "python_env", "doctor", "acceptance", "fleet")
 # Settings read beyond the role's own options: role -> ((variable, default), ...).
 SHARED = {"ssh_trust": (("cluster_allow_root", False),)}
 # Roles whose settings are those of one host of the cluster (the controller's tasks use them):
 # role -> which host ("master": groups.cluster_master[0], "first": groups.cluster[0]).
-ONE_HOST = {"doctor": "master", "acceptance": "first"}
+ONE_HOST = {"doctor": "master", "acceptance": "first", "fleet": "first"}
 
 
 class SettingsError(Exception):
@@ -228,6 +228,31 @@ def _acceptance(settings, host, groups=None):
     return acceptance_settings.settings_errors(dict(settings), host)
 
 
+def _fleet(settings, host, groups=None):
+    """playbooks/fleet.yml's input, refused before the ledger is read: the nodes must be the
+    inventory's, and the operator's reason is required where it is recorded."""
+    action, nodes = settings.get("fleet_action"), settings.get("fleet_nodes")
+    reason, force = str(settings.get("fleet_reason") or "").strip(), settings.get("fleet_force") is True
+    cluster = list((groups or {}).get("cluster") or [])
+    if not isinstance(nodes, list):
+        return [f"{host}: fleet_nodes: must be a list of node names, got {nodes!r}; on the command line pass "
+                "it as JSON: -e '{\"fleet_nodes\": [\"node3\"]}'"]
+    found = []
+    if action in ("quarantine", "retire", "return") and not nodes:
+        found.append(f"{host}: fleet_nodes: {action} needs the nodes to act on")
+    strangers = [str(node) for node in nodes if node not in cluster]
+    if strangers:
+        found.append(f"{host}: fleet_nodes: {', '.join(strangers)}: not a node of the inventory (group cluster: "
+                     f"{', '.join(cluster) or 'empty'}); nothing was changed")
+    if action in ("quarantine", "retire") and not reason:
+        found.append(f"{host}: fleet_reason: {action} needs a reason (the operator's words are recorded)")
+    if action == "return" and force and not reason:
+        found.append(f"{host}: fleet_reason: a forced return (fleet_force) needs a reason, which is recorded")
+    if reason and any(ord(char) < 32 for char in reason):
+        found.append(f"{host}: fleet_reason: one line of text, no control characters")
+    return found
+
+
 RULES = {
     "firewall": _firewall,
     "openmpi": _openmpi,
@@ -236,6 +261,7 @@ RULES = {
     "ssh_trust": _ssh_trust,
     "doctor": _doctor,
     "acceptance": _acceptance,
+    "fleet": _fleet,
 }
 
 
