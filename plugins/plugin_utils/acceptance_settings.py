@@ -76,8 +76,9 @@ def settings_errors(settings, host="controller"):
             isinstance(table, dict) and all(_int(size) and _number(value) for size, value in table.items())
             for table in expected.values()):
         bad("acceptance_expected_busbw", "must map a hardware model to {message size in bytes: GB/s above 0}")
-    if not isinstance(settings.get("acceptance_fail"), bool):
-        bad("acceptance_fail", "must be true or false")
+    for name in ("acceptance_fail", "acceptance_include_quarantined"):
+        if not isinstance(settings.get(name, True), bool):
+            bad(name, "must be true or false")
     for name in ("acceptance_hccl_test_path", "acceptance_nccl_tests_path"):
         value = settings.get(name)
         if not isinstance(value, str) or not value.startswith("/") or any(c in value for c in "\n\r\0"):
