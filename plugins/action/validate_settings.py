@@ -6,6 +6,7 @@ plugins/plugin_utils/role_settings.py.
 from ansible.errors import AnsibleError
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import role_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
 try:  # ansible-core 2.19: text read from a file is evaluated only once trusted
@@ -23,18 +24,6 @@ def _trusted(value):
         return {key: _trusted(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_trusted(item) for item in value]
-    return value
-
-
-def _plain(value):
-    """Ansible's lazy containers and tagged values as plain dicts, lists and scalars."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    for kind in (bool, int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
     return value
 
 
@@ -81,7 +70,7 @@ class ActionModule(ControllerAction):
             if name not in available:
                 continue
             try:
-                found[name] = _plain(templar.template(available[name]))
+                found[name] = plain(templar.template(available[name]), scalars=True)
             except AnsibleError as error:
                 problems.append(f"{host}: {name}: cannot be evaluated: {str(error).splitlines()[0]}")
         return found
@@ -92,7 +81,7 @@ class ActionModule(ControllerAction):
         if unknown:
             raise ActionError(f"validate_settings: roles: unknown role(s) {', '.join(unknown)} (known: {', '.join(known)})")
         hosts = args["hosts"] or [self._vars.get("inventory_hostname")]
-        groups = _plain(self._vars.get("groups", {}))
+        groups = plain(self._vars.get("groups", {}), scalars=True)
         problems = []
         checked = {}
         for role in args["roles"]:

@@ -6,22 +6,11 @@ settings: the npu_env_* values; node: the node's facts the checks need (see
 npu_env_settings.node_problems). Problems name the variable; the role's task adds the host.
 """
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import npu_env_settings
-
-
-def _plain(value):
-    """Ansible's lazy containers and tagged values as plain dicts, lists and scalars."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    for kind in (bool, int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
-    return value
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 
 def npu_env_problems(settings, node):
-    return npu_env_settings.node_problems(_plain(settings), _plain(node))
+    return npu_env_settings.node_problems(plain(settings, scalars=True), plain(node, scalars=True))
 
 
 class FilterModule:
