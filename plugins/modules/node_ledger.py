@@ -15,6 +15,8 @@ description:
   - C(quarantine) and C(retire) are the operator's, with a reason. C(return) puts a node back in
     service only when it passed both the doctor and acceptance after its quarantine, unless
     O(force) is true (O(reason) is then recorded).
+  - C(host_key) records the host key the operator accepted for a reinstalled node
+    (playbooks/replace.yml): O(fingerprints), O(accepted_by) and O(reason).
   - A ledger of another inventory, one that knows a node at another address, or one edited into an
     invalid state is refused, naming the file and the node; nothing is changed.
   - Writes lock the ledger for the whole read-modify-write and replace the file atomically.
@@ -36,7 +38,7 @@ options:
   action:
     description: What to do.
     type: str
-    choices: [read, record, quarantine, retire, return]
+    choices: [read, record, quarantine, retire, return, host_key]
     default: read
   findings:
     description:
@@ -57,6 +59,16 @@ options:
     description: Return the nodes even if they have not passed the doctor and acceptance.
     type: bool
     default: false
+  fingerprints:
+    description: For C(host_key), the SHA256 fingerprints of the host key the operator accepted for O(names).
+    type: list
+    elements: str
+    default: []
+  accepted_by:
+    description: For C(host_key), how it was accepted; C(trust_on_first_use) needs O(reason).
+    type: str
+    choices: [fingerprint, trust_on_first_use]
+    default: fingerprint
   max_age:
     description: Seconds after which a verdict is stale (role C(cluster)'s C(cluster_verdict_max_age)).
     type: int

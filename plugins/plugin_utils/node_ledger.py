@@ -14,6 +14,8 @@ playbook touches it and no job gives it a rank until it is returned) and ``retir
 good; verdicts no longer change it). A failed verdict quarantines a node in service; a passed one
 never returns a quarantined node by itself: ``return_to_service`` does, and only when the node
 passed both the doctor and acceptance after it was quarantined, unless forced with a reason.
+A node whose host key the operator replaced (playbooks/replace.yml) keeps it as ``host_key``:
+{"fingerprints": [...], "accepted_by": "fingerprint" or "trust_on_first_use", "reason", "time"}.
 
 Writes hold an exclusive lock on ``<ledger>.lock`` from the read to the rename, so two runs at
 once cannot lose each other's writes, and the file is replaced atomically (written beside it,
@@ -34,6 +36,7 @@ SOURCES = ("doctor", "acceptance", "unreachable", "provisioning", "launch", "ope
 VERDICT_SOURCES = ("doctor", "acceptance")
 RESULTS = ("pass", "fail")
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+HOST_KEY_ACCEPTED_BY = ("fingerprint", "trust_on_first_use")
 NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,252}")
 
 
@@ -103,6 +106,15 @@ def problems(ledger, path):
             if not isinstance(entry.get("reason"), str) or not entry.get("reason"):
                 found.append(f"{where}: a {entry.get('state')} node needs a reason")
         found += [problem for problem in [_time_problem(f"{where}: since", entry.get("since"))] if problem]
+        host_key = entry.get("host_key")
+        if host_key is not None:
+            if not isinstance(host_key, dict) or not isinstance(host_key.get("fingerprints"), list) \
+                    or host_key.get("accepted_by") not in HOST_KEY_ACCEPTED_BY:
+                found.append(f"{where}: host_key is not a mapping of fingerprints and accepted_by "
+                             f"({', '.join(HOST_KEY_ACCEPTED_BY)})")
+            else:
+                found += [problem for problem in [_time_problem(f"{where}: host_key time", host_key.get("time"))]
+                          if problem]
         verdicts = entry.get("verdicts", {})
         if not isinstance(verdicts, dict):
             found.append(f"{where}: verdicts is not a mapping")
@@ -276,6 +288,32 @@ def return_to_service(ledger, addresses, names, when, force_reason=None):
             continue
         reason = f"returned by the operator, forced: {force_reason}" if force_reason else "returned: passed again"
         _set_state(entry, "in_service", reason, "operator", "", when)
+        changed.append(name)
+    return changed
+
+
+def host_key(ledger, addresses, names, fingerprints, accepted_by, reason, when):
+    """Record the host key the operator accepted for ``names`` (one node, reinstalled): its
+    fingerprints, how it was accepted and the operator's words. Refused for a retired node.
+    Returns the names whose recorded key changed."""
+    if accepted_by not in HOST_KEY_ACCEPTED_BY:
+        raise LedgerError(f"host key accepted by {accepted_by!r}: one of {', '.join(HOST_KEY_ACCEPTED_BY)}")
+    if accepted_by == "trust_on_first_use" and not reason:
+        raise LedgerError("a host key trusted on first use needs the operator's reason, which is recorded")
+    if not fingerprints:
+        raise LedgerError("a host key needs its fingerprints")
+    changed = []
+    for name in names:
+        entry = _entry(ledger, name, addresses.get(name))
+        if entry["state"] == "retired":
+            raise LedgerError(f"{name}: retired; add it again before replacing its host key")
+        old = entry.get("host_key") or {}
+        if sorted(old.get("fingerprints") or []) == sorted(fingerprints) and old.get("accepted_by") == accepted_by:
+            continue
+        entry["host_key"] = {"fingerprints": sorted(fingerprints), "accepted_by": accepted_by,
+                             "reason": reason or "", "time": when}
+        if entry.get("since") is None:
+            entry["since"] = when
         changed.append(name)
     return changed
 

@@ -154,3 +154,36 @@ def test_the_file_name_says_which_inventory(tmp_path):
     path = node_ledger.ledger_path("/x", "/srv/clusters/prod/hosts.yml")
     assert os.path.basename(path).startswith("prod-") and path.endswith(".json")
     assert path != node_ledger.ledger_path("/x", "/srv/clusters/test/hosts.yml")
+
+
+def test_host_key_is_recorded_once_and_checked(tmp_path):
+    fingerprint = "SHA256:wMILQInLg4JwujAp0ccW3z6ctPZkf09m7p5W8C/0bfc"
+    first = apply(args(tmp_path, action="host_key", names=["node3"], fingerprints=[fingerprint],
+                       accepted_by="fingerprint", reason="reinstalled, ticket 7"), False, T0)
+    assert first["nodes_changed"] == ["node3"]
+    ledger = json.loads(open(first["ledger"], encoding="utf-8").read())
+    assert ledger["nodes"]["node3"]["host_key"] == {"fingerprints": [fingerprint], "accepted_by": "fingerprint",
+                                                    "reason": "reinstalled, ticket 7",
+                                                    "time": "2026-11-26T06:00:00Z"}
+    assert ledger["nodes"]["node3"]["state"] == "in_service"
+    again = apply(args(tmp_path, action="host_key", names=["node3"], fingerprints=[fingerprint],
+                       accepted_by="fingerprint", reason="reinstalled, ticket 7"), False, T0)
+    assert again["changed"] is False
+    with pytest.raises(ActionError, match="trusted on first use needs the operator's reason"):
+        apply(args(tmp_path, action="host_key", names=["node3"], fingerprints=[fingerprint],
+                   accepted_by="trust_on_first_use"), False, T0)
+    ledger["nodes"]["node3"]["host_key"] = "garbage"
+    with open(first["ledger"], "w", encoding="utf-8") as handle:
+        json.dump(ledger, handle)
+    with pytest.raises(ActionError, match="host_key is not a mapping"):
+        apply(args(tmp_path), False, T0)
+
+
+def test_host_key_of_a_retired_node_is_refused_and_check_mode_writes_nothing(tmp_path):
+    apply(args(tmp_path, action="retire", names=["node2"], reason="gone"), False, T0)
+    with pytest.raises(ActionError, match="node2: retired; add it again"):
+        apply(args(tmp_path, action="host_key", names=["node2"], fingerprints=["SHA256:x"]), False, T0)
+    checked = apply(args(tmp_path, action="host_key", names=["node3"], fingerprints=["SHA256:x"]), True, T0)
+    assert checked["nodes_changed"] == ["node3"]
+    ledger = json.loads(open(checked["ledger"], encoding="utf-8").read())
+    assert "node3" not in ledger["nodes"]
