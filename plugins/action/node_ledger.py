@@ -8,7 +8,7 @@ import datetime
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import node_ledger
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
-OPERATIONS = ("read", "record", "quarantine", "retire", "return", "host_key")
+OPERATIONS = ("read", "record", "quarantine", "retire", "return", "add", "host_key")
 
 
 def apply(args, check_mode, now):
@@ -20,7 +20,7 @@ def apply(args, check_mode, now):
         raise ActionError("node_ledger: %s: not a node of the inventory; nothing was changed" % ", ".join(strangers))
     if operation in ("quarantine", "retire") and not args["reason"]:
         raise ActionError("node_ledger: %s needs a reason (the operator's words are recorded)" % operation)
-    if operation in ("quarantine", "retire", "return", "host_key") and not names:
+    if operation in ("quarantine", "retire", "return", "add", "host_key") and not names:
         raise ActionError("node_ledger: %s needs the nodes to act on" % operation)
     path = node_ledger.ledger_path(args["ledger_dir"], args["inventory"])
     when = node_ledger.now_text(now)
@@ -36,8 +36,11 @@ def apply(args, check_mode, now):
             elif operation == "return":
                 changed = node_ledger.return_to_service(ledger, nodes, names, when,
                                                         args["reason"] if args["force"] else None)
+            elif operation == "add":
+                changed = node_ledger.add(ledger, nodes, names, when, args["reason"] if args["force"] else None)
             elif operation == "host_key":
-                changed = node_ledger.host_key(ledger, nodes, names, [str(item) for item in args.get("fingerprints") or []],
+                fingerprints = [str(item) for item in args.get("fingerprints") or []]
+                changed = node_ledger.host_key(ledger, nodes, names, fingerprints,
                                                args.get("accepted_by") or "fingerprint", args["reason"], when)
             else:
                 changed = []

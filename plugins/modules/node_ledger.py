@@ -15,6 +15,8 @@ description:
   - C(quarantine) and C(retire) are the operator's, with a reason. C(return) puts a node back in
     service only when it passed both the doctor and acceptance after its quarantine, unless
     O(force) is true (O(reason) is then recorded).
+  - C(add) (playbooks/add.yml) refuses a quarantined node and a retired one unless O(force) with
+    O(reason), which puts it back in service; a node the ledger does not know needs nothing.
   - C(host_key) records the host key the operator accepted for a reinstalled node
     (playbooks/replace.yml): O(fingerprints), O(accepted_by) and O(reason).
   - A ledger of another inventory, one that knows a node at another address, or one edited into an
@@ -38,7 +40,7 @@ options:
   action:
     description: What to do.
     type: str
-    choices: [read, record, quarantine, retire, return, host_key]
+    choices: [read, record, quarantine, retire, return, add, host_key]
     default: read
   findings:
     description:

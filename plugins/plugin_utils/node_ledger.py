@@ -292,6 +292,31 @@ def return_to_service(ledger, addresses, names, when, force_reason=None):
     return changed
 
 
+def add(ledger, addresses, names, when, force_reason=None):
+    """Nodes the operator adds (playbooks/add.yml): a node the ledger does not know, or knows in
+    service, needs nothing. Refused (LedgerError naming every node): a quarantined node (return
+    it instead) and a retired one unless ``force_reason`` is given, which puts it back in service
+    with that reason recorded. Returns the names that changed."""
+    refused = []
+    for name in names:
+        state = (ledger["nodes"].get(name) or {}).get("state", "in_service")
+        if state == "quarantined":
+            refused.append(f"{name}: quarantined; return it with playbooks/fleet.yml -e fleet_action=return "
+                           "(after the doctor and acceptance pass it, or forced with a reason) instead of adding it")
+        elif state == "retired" and not force_reason:
+            refused.append(f"{name}: retired; to add it again pass fleet_force with fleet_reason, which is recorded")
+    if refused:
+        raise LedgerError("; ".join(refused))
+    changed = []
+    for name in names:
+        entry = ledger["nodes"].get(name)
+        if entry is not None and entry["state"] == "retired":
+            _set_state(_entry(ledger, name, addresses.get(name)), "in_service",
+                       f"added again by the operator: {force_reason}", "operator", "", when)
+            changed.append(name)
+    return changed
+
+
 def host_key(ledger, addresses, names, fingerprints, accepted_by, reason, when):
     """Record the host key the operator accepted for ``names`` (one node, reinstalled): its
     fingerprints, how it was accepted and the operator's words. Refused for a retired node.

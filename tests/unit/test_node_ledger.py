@@ -187,3 +187,17 @@ def test_host_key_of_a_retired_node_is_refused_and_check_mode_writes_nothing(tmp
     assert checked["nodes_changed"] == ["node3"]
     ledger = json.loads(open(checked["ledger"], encoding="utf-8").read())
     assert "node3" not in ledger["nodes"]
+
+
+def test_add_refuses_quarantined_and_retired_nodes_unless_forced(tmp_path):
+    assert apply(args(tmp_path, action="add", names=["node1"]), False, T0)["changed"] is False
+    apply(args(tmp_path, action="quarantine", names=["node2"], reason="fan"), False, T0)
+    apply(args(tmp_path, action="retire", names=["node3"], reason="board"), False, T0)
+    with pytest.raises(ActionError) as refused:
+        apply(args(tmp_path, action="add", names=["node2", "node3"]), False, T0)
+    assert "node2: quarantined; return it" in str(refused.value)
+    assert "node3: retired; to add it again pass fleet_force with fleet_reason" in str(refused.value)
+    added = apply(args(tmp_path, action="add", names=["node3"], force=True, reason="board repaired"), False, T0)
+    assert added["nodes_changed"] == ["node3"] and "node3" in added["in_service"]
+    ledger = json.loads(open(added["ledger"], encoding="utf-8").read())
+    assert ledger["nodes"]["node3"]["reason"] == "added again by the operator: board repaired"
