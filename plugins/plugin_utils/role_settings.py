@@ -16,6 +16,7 @@ the role runs on its own. Each problem names the host and the variable.
 import difflib
 import functools
 import os
+import re
 
 import yaml
 
@@ -228,17 +229,24 @@ def _acceptance(settings, host, groups=None):
     return acceptance_settings.settings_errors(dict(settings), host)
 
 
+FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
+
+
 def _fleet(settings, host, groups=None):
-    """playbooks/fleet.yml's input, refused before the ledger is read: the nodes must be the
-    inventory's, and the operator's reason is required where it is recorded."""
+    """The input of playbooks/fleet.yml, add.yml, retire.yml and replace.yml, refused before the
+    ledger is read or any node changes: the nodes must be the inventory's, the operator's reason
+    is required where it is recorded, and a replaced node's new host key needs its fingerprint or
+    an explicit trust on first use."""
     action, nodes = settings.get("fleet_action"), settings.get("fleet_nodes")
     reason, force = str(settings.get("fleet_reason") or "").strip(), settings.get("fleet_force") is True
+    fingerprint = str(settings.get("fleet_host_key_fingerprint") or "").strip()
+    first_use = settings.get("fleet_trust_on_first_use") is True
     cluster = list((groups or {}).get("cluster") or [])
     if not isinstance(nodes, list):
         return [f"{host}: fleet_nodes: must be a list of node names, got {nodes!r}; on the command line pass "
                 "it as JSON: -e '{\"fleet_nodes\": [\"node3\"]}'"]
     found = []
-    if action in ("quarantine", "retire", "return") and not nodes:
+    if action in ("quarantine", "retire", "return", "add", "replace") and not nodes:
         found.append(f"{host}: fleet_nodes: {action} needs the nodes to act on")
     strangers = [str(node) for node in nodes if node not in cluster]
     if strangers:
@@ -246,10 +254,36 @@ def _fleet(settings, host, groups=None):
                      f"{', '.join(cluster) or 'empty'}); nothing was changed")
     if action in ("quarantine", "retire") and not reason:
         found.append(f"{host}: fleet_reason: {action} needs a reason (the operator's words are recorded)")
-    if action == "return" and force and not reason:
-        found.append(f"{host}: fleet_reason: a forced return (fleet_force) needs a reason, which is recorded")
+    if action in ("return", "add") and force and not reason:
+        found.append(f"{host}: fleet_reason: a forced {action} (fleet_force) needs a reason, which is recorded")
+    if action == "replace":
+        found += _fleet_replace(host, nodes, reason, fingerprint, first_use)
     if reason and any(ord(char) < 32 for char in reason):
         found.append(f"{host}: fleet_reason: one line of text, no control characters")
+    return found
+
+
+def _fleet_replace(host, nodes, reason, fingerprint, first_use):
+    """replace.yml: one node at a time, and its new host key accepted one explicit way."""
+    found = []
+    if len(nodes) > 1:
+        found.append(f"{host}: fleet_nodes: replace takes one node at a time (its host key fingerprint is "
+                     f"given), got {', '.join(str(node) for node in nodes)}")
+    if fingerprint and first_use:
+        found.append(f"{host}: fleet_trust_on_first_use: give either fleet_host_key_fingerprint or "
+                     "fleet_trust_on_first_use, not both")
+    elif fingerprint and not FINGERPRINT.fullmatch(fingerprint):
+        found.append(f"{host}: fleet_host_key_fingerprint: {fingerprint!r} is not an OpenSSH SHA256 fingerprint "
+                     "(SHA256: and 43 characters, as `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` prints "
+                     "it on the node's console)")
+    elif not fingerprint and not first_use:
+        found.append(f"{host}: fleet_host_key_fingerprint: replace needs the fingerprint of "
+                     f"{', '.join(str(node) for node in nodes) or 'the node'}'s new host key (or "
+                     "fleet_trust_on_first_use with fleet_reason, which is recorded); a new key is never "
+                     "accepted silently")
+    if first_use and not reason:
+        found.append(f"{host}: fleet_reason: trusting a host key on first use (fleet_trust_on_first_use) needs "
+                     "a reason, which is recorded")
     return found
 
 

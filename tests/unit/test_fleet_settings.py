@@ -5,7 +5,8 @@ GROUPS = {"cluster": ["node1", "node2", "node3"], "cluster_master": ["node1"]}
 
 
 def problems(**settings):
-    base = {"fleet_action": "list", "fleet_nodes": [], "fleet_reason": "", "fleet_force": False}
+    base = {"fleet_action": "list", "fleet_nodes": [], "fleet_reason": "", "fleet_force": False,
+            "fleet_host_key_fingerprint": "", "fleet_trust_on_first_use": False}
     return role_settings.problems("fleet", dict(base, **settings), "node1", GROUPS)
 
 
@@ -35,3 +36,35 @@ def test_text_for_a_bool_and_typos_are_refused():
     assert "fleet_force: must be true or false" in problems(fleet_force="true")[0]
     assert role_settings.typo_problems("node1", ["fleet_node"], ["fleet"]) == [
         "node1: fleet_node: unknown variable (not a setting of role fleet; did you mean fleet_nodes?)"]
+
+
+FINGERPRINT = "SHA256:wMILQInLg4JwujAp0ccW3z6ctPZkf09m7p5W8C/0bfc"
+
+
+def test_add_and_retire_need_inventory_nodes():
+    assert problems(fleet_action="add", fleet_nodes=["node3"]) == []
+    assert problems(fleet_action="add", fleet_nodes=["node3"], fleet_force=True, fleet_reason="repaired") == []
+    assert problems(fleet_action="add", fleet_nodes=[]) == ["node1: fleet_nodes: add needs the nodes to act on"]
+    assert problems(fleet_action="add", fleet_nodes=["node5"])[0].startswith(
+        "node1: fleet_nodes: node5: not a node of the inventory")
+    assert problems(fleet_action="add", fleet_nodes=["node3"], fleet_force=True) == [
+        "node1: fleet_reason: a forced add (fleet_force) needs a reason, which is recorded"]
+
+
+def test_replace_needs_one_node_and_a_fingerprint_or_a_recorded_trust_on_first_use():
+    assert problems(fleet_action="replace", fleet_nodes=["node3"], fleet_host_key_fingerprint=FINGERPRINT) == []
+    assert problems(fleet_action="replace", fleet_nodes=["node3"], fleet_trust_on_first_use=True,
+                    fleet_reason="reinstalled, console unreachable") == []
+    assert "never accepted silently" in problems(fleet_action="replace", fleet_nodes=["node3"])[0]
+    assert "node3's new host key" in problems(fleet_action="replace", fleet_nodes=["node3"])[0]
+    assert problems(fleet_action="replace", fleet_nodes=["node3"], fleet_trust_on_first_use=True) == [
+        "node1: fleet_reason: trusting a host key on first use (fleet_trust_on_first_use) needs a reason, "
+        "which is recorded"]
+    assert "not both" in problems(fleet_action="replace", fleet_nodes=["node3"], fleet_reason="x",
+                                  fleet_host_key_fingerprint=FINGERPRINT, fleet_trust_on_first_use=True)[0]
+    assert "is not an OpenSSH SHA256 fingerprint" in problems(fleet_action="replace", fleet_nodes=["node3"],
+                                                              fleet_host_key_fingerprint="SHA256:short")[0]
+    assert "one node at a time" in problems(fleet_action="replace", fleet_nodes=["node2", "node3"],
+                                            fleet_host_key_fingerprint=FINGERPRINT)[0]
+    assert "fleet_trust_on_first_use: must be true or false" in problems(
+        fleet_action="replace", fleet_nodes=["node3"], fleet_trust_on_first_use="yes", fleet_reason="x")[0]
