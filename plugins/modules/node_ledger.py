@@ -18,7 +18,7 @@ description:
   - C(add) (playbooks/add.yml) refuses a quarantined node and a retired one unless O(force) with
     O(reason), which puts it back in service; a node the ledger does not know needs nothing.
   - C(host_key) records the host key the operator accepted for a reinstalled node
-    (playbooks/replace.yml): O(fingerprints), O(accepted_by) and O(reason).
+    (playbooks/replace.yml) with O(fingerprints), O(accepted_by) and O(reason).
   - A ledger of another inventory, one that knows a node at another address, or one edited into an
     invalid state is refused, naming the file and the node; nothing is changed.
   - Writes lock the ledger for the whole read-modify-write and replace the file atomically.
