@@ -1,6 +1,6 @@
 """Filters of role doctor over plugins/plugin_utils/doctor_report.py (the report) and doctor_settings.py.
 
-    report: "{{ groups['cluster'] | cluster_suite.hpc.doctor_report(hostvars, {'hosts': ..., 'master': ..., 'master_port': ...}) }}"
+    report: "{{ groups['cluster'] | cluster_suite.hpc.doctor_report(hostvars, {'hosts': ..., 'master': ..., 'master_port': ..., 'clock_warn_ms': ..., 'clock_fail_ms': ...}) }}"
     lines: "{{ report | cluster_suite.hpc.doctor_table }}"
     problems: "{{ settings | cluster_suite.hpc.doctor_settings_errors(master_host) }}"
 """

@@ -1,14 +1,9 @@
 """Filters of the failure analysis of a launch (logic: plugins/plugin_utils/job_failures.py).
 
-    "{{ before | cluster_suite.hpc.job_clock_offset(node_now, after) }}"   {offset, uncertainty} of a node's clock
     "{{ activity | cluster_suite.hpc.job_hang_report(timeout, started, now, ranks) }}"   whether the job hangs
 """
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_failures
-
-
-def job_clock_offset(before, node_now, after):
-    return job_failures.clock_offset(float(before), float(node_now), float(after))
 
 
 def job_hang_report(activity, timeout, started, now, ranks=()):
@@ -20,4 +15,4 @@ def job_hang_report(activity, timeout, started, now, ranks=()):
 
 class FilterModule:
     def filters(self):
-        return {"job_clock_offset": job_clock_offset, "job_hang_report": job_hang_report}
+        return {"job_hang_report": job_hang_report}

@@ -12,6 +12,7 @@ CHECKS = (
     "host_ip",
     "interfaces",
     "firewall",
+    "clock",
     "master_port_free",
     "master_port_reachable",
     "version_openmpi",

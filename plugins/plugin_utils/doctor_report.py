@@ -21,12 +21,13 @@ import re
 from collections import Counter
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks import (
-    CHECKS, NPU_CHECKS, STATUSES, Results, join_items, shorten)
+    CHECKS, NPU_CHECKS, STATUSES, Results, join_items, not_checked_reason, shorten)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_network import (
     check_etc_hosts, check_firewall, check_host_ip, check_hostnames, check_interfaces, check_master_port)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_npu import check_npu
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_ssh import check_ssh
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_versions import check_versions
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_clock import verdict as clock_verdict
 
 REPORT_VERSION = 1
 
@@ -35,7 +36,11 @@ REPORT_VERSION = 1
 
 # Role doctor's registered results (npu_network's netdetect_collect registers the link tests).
 REGISTERED = {"system": "_doctor_system", "user": "_doctor_user_probe", "mesh": "_doctor_mesh",
-              "port_connect": "_doctor_port_connect", "netdetect": "npu_network_netdetect_result"}
+              "port_connect": "_doctor_port_connect", "netdetect": "npu_network_netdetect_result",
+              "clock": "_doctor_clock"}
+# The clock limits when the settings leave them out (role doctor's defaults).
+CLOCK_WARN_MS = 500
+CLOCK_FAIL_MS = 5000
 
 
 def _registered(value):
@@ -87,13 +92,24 @@ def applies(check, host, node, master):
     return True
 
 
+def check_clock(nodes, hosts, warn_ms, fail_ms, results):
+    """Each node's clock against the controller's (action node_clock) and its time service."""
+    for host in hosts:
+        node = nodes[host]
+        clock = node.get("clock")
+        if not clock:
+            results.set("clock", host, "warn", not_checked_reason(host, node) or "not checked: no clock reading")
+            continue
+        results.set("clock", host, *clock_verdict(clock, warn_ms, fail_ms))
+
+
 def build_report(nodes, settings):
     """The report: {"version", "master", "master_port", "nodes", "status", "summary", "entries"}.
 
     nodes: host -> {"expect": {...}, "reached": bool, "unreachable": msg, "error": msg,
     "system", "user", "mesh", "port_bind", "port_connect", "listener", "netdetect"} (see
     roles/doctor/tasks/report.yml); settings: {"hosts": [cluster hosts in inventory order],
-    "master": host, "master_port": int}.
+    "master": host, "master_port": int, "clock_warn_ms": int, "clock_fail_ms": int}.
     """
     hosts = list(settings["hosts"])
     master = settings.get("master")
@@ -106,6 +122,8 @@ def build_report(nodes, settings):
     check_host_ip(nodes, hosts, results)
     check_interfaces(nodes, hosts, results)
     check_firewall(nodes, hosts, port, results)
+    check_clock(nodes, hosts, settings.get("clock_warn_ms", CLOCK_WARN_MS),
+                settings.get("clock_fail_ms", CLOCK_FAIL_MS), results)
     check_master_port(nodes, hosts, master, port, results)
     check_versions(nodes, hosts, master, results)
     check_npu(nodes, hosts, results)

@@ -23,7 +23,7 @@ def _type_name(value):
 
 SETTINGS = ("doctor_master_port", "doctor_report_path", "doctor_frameworks", "doctor_netdetect",
             "doctor_interfaces", "doctor_ssh_timeout", "doctor_port_timeout", "doctor_listener_seconds",
-            "doctor_import_timeout", "doctor_fail_on_warn")
+            "doctor_import_timeout", "doctor_fail_on_warn", "doctor_clock_warn_ms", "doctor_clock_fail_ms")
 
 
 def settings_errors(settings, host="controller"):
@@ -51,6 +51,17 @@ def settings_errors(settings, host="controller"):
         if name in settings and (not is_int(value) or not low <= value <= high):
             errors.append("%s: %s: %s %r is not an integer from %d to %d" % (
                 host, name, _type_name(settings[name]), settings[name], low, high))
+    limits = {}
+    for name in ("doctor_clock_warn_ms", "doctor_clock_fail_ms"):
+        value = _as_int(settings.get(name))
+        if name in settings and (not is_int(value) or not 0 <= value <= 3600000):
+            errors.append("%s: %s: %s %r is not an integer from 0 to 3600000 (milliseconds)" % (
+                host, name, _type_name(settings[name]), settings[name]))
+        elif name in settings:
+            limits[name] = value
+    if len(limits) == 2 and limits["doctor_clock_warn_ms"] > limits["doctor_clock_fail_ms"]:
+        errors.append("%s: doctor_clock_warn_ms: %s is above doctor_clock_fail_ms %s (warn first, then fail)" % (
+            host, limits["doctor_clock_warn_ms"], limits["doctor_clock_fail_ms"]))
     path = settings.get("doctor_report_path")
     if not isinstance(path, str) or not path.strip():
         errors.append("%s: doctor_report_path: must be a file path, got %r" % (host, path))

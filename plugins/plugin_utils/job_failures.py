@@ -136,13 +136,6 @@ def on_controller_clock(when, host, clocks):
     return when - offset
 
 
-def clock_offset(before, node_now, after):
-    """{"offset", "uncertainty"} of a node's clock read at ``node_now`` between the controller's
-    ``before`` and ``after`` (epoch seconds)."""
-    middle = (before + after) / 2.0
-    return {"offset": round(node_now - middle, 3), "uncertainty": round(max(after - before, 0.0) / 2.0, 3)}
-
-
 def hang_report(activity, timeout, started, now, ranks=()):
     """Whether a job hangs: every rank silent for ``timeout`` seconds.
 

@@ -241,6 +241,11 @@ def render(summary):
         lines += explanation_lines(item.get("diagnosis"), "    ")
     for error in summary.get("launcher_errors", []) if explained is None else []:
         lines.append(f"  launcher error: {error}")
+    clocks = summary.get("clocks") or {}
+    if clocks:
+        lines.append("  clocks, node minus controller (the first failure is found on the controller's clock): " + ", ".join(
+            f"{host} {item.get('offset', 0.0):+.3f} s (±{item.get('uncertainty', 0.0):.3f} s)"
+            for host, item in sorted(clocks.items())))
     if summary["running_hosts"]:
         lines.append(f"  still running on: {', '.join(summary['running_hosts'])}")
     for host, items in summary.get("not_copied", {}).items():

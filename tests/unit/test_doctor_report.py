@@ -57,6 +57,7 @@ def healthy_node(host):
             {"device": e["device"], "target": other["address"], "status": "Success", "success": True}
             for e in plan(host) for peer in HOSTS if peer != host
             for other in plan(peer) if other["device"] == e["device"]]},
+        "clock": {"offset": 0.002, "uncertainty": 0.004, "round_trip": 0.008, "reads": 5, "sync_service": "chrony"},
         "error": None,
     }
 
@@ -514,11 +515,14 @@ def test_table_for_many_nodes_counts_per_check():
     ({"doctor_frameworks": "torch"}, "doctor_frameworks: must be a list of Python module names"),
     ({"doctor_interfaces": "eth0"}, "doctor_interfaces: must be a list"),
     ({"names": ["doctor_master_prot"]}, "node1: doctor_master_prot: unknown variable"),
+    ({"doctor_clock_warn_ms": -1}, "doctor_clock_warn_ms: int -1 is not an integer from 0 to 3600000"),
+    ({"doctor_clock_fail_ms": 1.5}, "doctor_clock_fail_ms: float 1.5 is not an integer"),
+    ({"doctor_clock_warn_ms": 6000}, "node1: doctor_clock_warn_ms: 6000 is above doctor_clock_fail_ms 5000"),
 ])
 def test_settings_errors(change, fragment):
     settings = {"doctor_master_port": 8118, "doctor_report_path": "logs/doctor/report.json",
                 "doctor_frameworks": ["torch"], "doctor_netdetect": True, "doctor_interfaces": [],
-                "names": ["doctor_master_port"]}
+                "doctor_clock_warn_ms": 500, "doctor_clock_fail_ms": 5000, "names": ["doctor_master_port"]}
     assert doctor_settings.settings_errors(settings, "node1") == []
     settings.update(change)
     errors = doctor_settings.settings_errors(settings, "node1")
@@ -535,3 +539,27 @@ def test_build_report_does_not_change_its_input():
     before = copy.deepcopy(nodes)
     dr.build_report(nodes, SETTINGS)
     assert nodes == before
+
+
+@pytest.mark.parametrize("offset, uncertainty, service, status, fragment", [
+    (0.002, 0.004, "chrony", "ok", "clock +0.002 s (±0.004 s) against the controller's, best of 5 read(s); time service: chrony"),
+    (-0.45, 0.06, "none", "warn", "skew up to 510 ms is above doctor_clock_warn_ms 500; install and enable chrony"),
+    (7.5, 0.01, "systemd-timesyncd", "fail", "skew up to 7510 ms is above doctor_clock_fail_ms 5000; start it or check"),
+])
+def test_clock_skew_counts_with_its_uncertainty(offset, uncertainty, service, status, fragment):
+    nodes = cluster()
+    nodes["node2"]["clock"].update(offset=offset, uncertainty=uncertainty, sync_service=service)
+    found = entry(dr.build_report(nodes, SETTINGS), "clock", "node2")
+    assert found["status"] == status and fragment in found["message"], found
+    assert entry(dr.build_report(nodes, SETTINGS), "clock", "node1")["status"] == "ok"
+
+
+def test_clock_limits_below_the_uncertainty_fail_every_real_reading():
+    report = dr.build_report(cluster(), dict(SETTINGS, clock_warn_ms=0, clock_fail_ms=0))
+    assert {entry(report, "clock", host)["status"] for host in HOSTS} == {"fail"}
+
+
+def test_clock_not_read_is_not_checked():
+    nodes = cluster()
+    nodes["node3"]["clock"] = None
+    assert entry(dr.build_report(nodes, SETTINGS), "clock", "node3")["status"] == "warn"

@@ -124,9 +124,8 @@ def test_describe_exit():
     assert job_failures.describe_exit(1) == "exit 1"
 
 
-def test_clock_offset_and_controller_time():
-    clock = job_failures.clock_offset(100.0, 160.5, 101.0)
-    assert clock == {"offset": 60.0, "uncertainty": 0.5}
+def test_controller_time():
+    clock = {"offset": 60.0, "uncertainty": 0.5}
     assert job_failures.on_controller_clock(200.0, "node2", {"node2": clock}) == 140.0
     assert job_failures.on_controller_clock(200.0, "node1", {"node2": clock}) == 200.0
 
@@ -162,8 +161,11 @@ def test_first_failure_is_first_on_the_controller_clock(tmp_path):
     assert summary["first_failure"]["diagnosis"]["id"] == "out_of_memory"
     assert "  first failure: rank 1 on node2, exit 1: MemoryError" in summary["text"]
     assert "    cause (out_of_memory): " in summary["text"]
-    # Without the offset, node2's clock puts rank 0 first.
+    assert ("  clocks, node minus controller (the first failure is found on the controller's clock): "
+            "node2 +60.000 s (±0.200 s)") in summary["text"]
+    # Without the offset, node2's clock puts rank 0 first, and no clocks line is printed.
     assert summarise(tmp_path)["first_failure"]["rank"] == 0
+    assert "clocks" not in summarise(tmp_path)["text"]
 
 
 def test_rank_killed_without_status_gets_the_launchers_exit(tmp_path):
