@@ -113,6 +113,24 @@ def job_processes(job_dir, proc="/proc"):
     return sorted(found, key=lambda item: item["pid"])
 
 
+def running_jobs(proc="/proc"):
+    """{job directory: [pid, ...]} of every job of the suite with a live process on this node, by
+    the tag alone (a node is drained when this is empty). Reads only the processes whose
+    environment the caller may read: run it as the jobs' user."""
+    found = {}
+    for entry in os.listdir(proc):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        job_dir = parse_environ(_read(os.path.join(proc, entry, "environ"))).get(TAG)
+        if not job_dir:
+            continue
+        info = process_info(int(entry), proc)
+        if info is None or info["state"] == "Z":
+            continue
+        found.setdefault(os.path.normpath(job_dir), []).append(int(entry))
+    return {job_dir: sorted(pids) for job_dir, pids in sorted(found.items())}
+
+
 def job_trace(job_dir, processes=()):
     """Whether the job ever ran here: {"job_dir_exists", "run_dir_exists", "job_found"}.
 

@@ -14,6 +14,8 @@ description:
     or a rank of this node failed; O(state=stopped) sends SIGTERM, then SIGKILL after O(grace)
     seconds, and reports what is still alive.
   - Also reads the rank status files of this node (C(<log_dir>/status/rank_<N>.json)).
+  - Without O(job_dir), O(state=query) reports every job of the suite with a live process on the
+    node in RV(jobs), the drain check of C(playbooks/upgrade.yml).
   - Tells whether the job was ever here (RV(job_found)), that is O(job_dir) holds C(run/), which
     every launch makes, or a process carries the job's tag. Stopping a job where it never ran
     finds nothing; RV(job_found) tells that apart from a job that has no process left.
@@ -21,9 +23,10 @@ author:
   - Cluster suite contributors
 options:
   job_dir:
-    description: Absolute job directory on the node (the value of C(CS_JOB_DIR)).
+    description:
+      - Absolute job directory on the node (the value of C(CS_JOB_DIR)).
+      - Required unless O(state=query), which then reports every job of the node in RV(jobs).
     type: path
-    required: true
   log_dir:
     description: Absolute log directory of the job; default C(<job_dir>/logs).
     type: path
@@ -54,6 +57,13 @@ attributes:
 """
 
 EXAMPLES = r"""
+- name: Every job of the suite still running on the node (none on a drained node)
+  job_processes:
+    state: query
+  become: true
+  become_user: trainer
+  register: running
+
 - name: Stop the job and prove nothing is left (and that the job was here at all)
   job_processes:
     job_dir: /home/trainer/jobs/sample-msrun
@@ -72,60 +82,65 @@ EXAMPLES = r"""
 RETURN = r"""
 processes:
   description: Processes of the job found (before stopping, with O(state=stopped)).
-  returned: always
+  returned: with O(job_dir)
   type: list
   elements: dict
   sample: [{"pid": 4121, "ppid": 1, "pgid": 4121, "state": "S", "rank": "0", "cmd": "python cs_rank.py train.py"}]
 count:
   description: Number of live processes of the job at the end.
-  returned: always
+  returned: with O(job_dir)
   type: int
   sample: 0
 ranks_alive:
   description: Values of C(CS_RANK) (ranks, or V(scheduler)) of live processes.
-  returned: always
+  returned: with O(job_dir)
   type: list
   elements: str
   sample: ["0", "1"]
 failed_ranks:
   description: Ranks of this node whose status file records a non-zero exit.
-  returned: always
+  returned: with O(job_dir)
   type: list
   elements: int
   sample: [3]
 finished_ranks:
   description: Ranks of this node whose status file records exit 0.
-  returned: always
+  returned: with O(job_dir)
   type: list
   elements: int
   sample: [0, 1]
 remaining:
   description: Processes still alive after O(state=stopped) (empty when the stop worked).
-  returned: always
+  returned: with O(job_dir)
   type: list
   elements: dict
   sample: []
 zombies:
   description: Zombie children of the job's processes left after O(state=stopped).
-  returned: always
+  returned: with O(job_dir)
   type: list
   elements: dict
   sample: []
 job_dir_exists:
   description: Whether O(job_dir) is a directory on the node.
-  returned: always
+  returned: with O(job_dir)
   type: bool
   sample: true
 run_dir_exists:
   description: Whether C(<job_dir>/run/) (made by every launch) is a directory on the node.
-  returned: always
+  returned: with O(job_dir)
   type: bool
   sample: true
 job_found:
   description: Whether the job ever ran here, RV(run_dir_exists) or a process of the job was found.
-  returned: always
+  returned: with O(job_dir)
   type: bool
   sample: true
+jobs:
+  description: Without O(job_dir), every job directory with live tagged processes, and their pids.
+  returned: without O(job_dir)
+  type: dict
+  sample: {"/home/trainer/jobs/sample-msrun": [4121, 4122]}
 """
 
 import glob
@@ -133,7 +148,8 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cluster_suite.hpc.plugins.module_utils.job_procs import job_processes, job_trace, stop, wait, zombies_of
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.job_procs import (
+    job_processes, job_trace, running_jobs, stop, wait, zombies_of)
 
 
 def rank_statuses(log_dir):
@@ -154,7 +170,7 @@ def rank_statuses(log_dir):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            job_dir=dict(type="path", required=True),
+            job_dir=dict(type="path"),
             log_dir=dict(type="path"),
             state=dict(type="str", choices=["query", "wait", "stopped"], default="query"),
             timeout=dict(type="float", default=20),
@@ -164,6 +180,10 @@ def main():
     )
     params = module.params
     job_dir = params["job_dir"]
+    if job_dir is None:
+        if params["state"] != "query":
+            module.fail_json(msg="job_dir is required with state=%s" % params["state"])
+        module.exit_json(changed=False, jobs=running_jobs())
     if not os.path.isabs(job_dir):
         module.fail_json(msg="job_dir %s must be an absolute path" % job_dir)
     log_dir = params["log_dir"] or os.path.join(job_dir, "logs")

@@ -23,7 +23,7 @@ import yaml
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import (acceptance_settings, doctor_settings,
                                                                          firewall_settings, inventory_checks,
                                                                          npu_env_settings, openmpi_build,
-                                                                         python_env)
+                                                                         python_env, rolling_upgrade)
 
 ROLES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "roles"))
 # Roles whose unknown <role>_* names are reported as typos. npu_network_* is checked by its
@@ -233,7 +233,7 @@ FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
 
 
 def _fleet(settings, host, groups=None):
-    """The input of playbooks/fleet.yml, add.yml, retire.yml and replace.yml, refused before the
+    """The input of playbooks/fleet.yml, add.yml, retire.yml, replace.yml and upgrade.yml, refused before the
     ledger is read or any node changes: the nodes must be the inventory's, the operator's reason
     is required where it is recorded, and a replaced node's new host key needs its fingerprint or
     an explicit trust on first use."""
@@ -258,6 +258,7 @@ def _fleet(settings, host, groups=None):
         found.append(f"{host}: fleet_reason: a forced {action} (fleet_force) needs a reason, which is recorded")
     if action == "replace":
         found += _fleet_replace(host, nodes, reason, fingerprint, first_use)
+    found += rolling_upgrade.batch_size_problems(settings.get("fleet_batch_size", 1), host)
     if reason and any(ord(char) < 32 for char in reason):
         found.append(f"{host}: fleet_reason: one line of text, no control characters")
     return found

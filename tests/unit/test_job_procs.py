@@ -72,3 +72,19 @@ def test_wait_returns_on_failure_or_when_done(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_running_jobs_names_every_tagged_job_and_nothing_else(tmp_path):
+    first, second = str(tmp_path / "jobs" / "a"), str(tmp_path / "jobs" / "b")
+    a, b, untagged = spawn(first), spawn(second + "/"), spawn(None)
+    try:
+        time.sleep(0.2)
+        found = job_procs.running_jobs()
+        assert found[first] == [a.pid] and found[second] == [b.pid]
+        assert untagged.pid not in [pid for pids in found.values() for pid in pids]
+        a.kill()
+        a.wait()
+        assert first not in job_procs.running_jobs()
+    finally:
+        for proc in (a, b, untagged):
+            proc.kill()
