@@ -87,6 +87,7 @@ TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_", "python_env_
 RENAMED = {"npu_env_path": ("cluster_env_npu_path", "cluster"),
            "npu_env_gpu_path": ("cluster_env_gpu_path", "cluster"),
            "npu_network_hccn_tool": ("cluster_hccn_tool", "cluster"),
+           "python_env_backend": ("cluster_backend", "cluster"),
            **{f"npu_netdetect_{name}": (f"npu_network_netdetect_{name}", "npu_network")
               for name in ("fail", "timeout", "delay", "interval", "hccn_tool")}}
 # Roles whose settings come with each run (-e, job files) and which check them themselves: their

@@ -20,6 +20,11 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values i
 
 LAUNCHERS = ("msrun", "mpirun", "dynamic", "torchrun")
 NODE_GROUPS = (("npu_nodes", "npu"), ("gpu_nodes", "gpu"), ("cpu_nodes", "cpu"))
+# What the frameworks compute on (cluster_backend, auto: from the node's kind), MindSpore's device
+# target and torch's backend for it.
+BACKEND_OF_KIND = {"npu": "ascend", "gpu": "gpu", "cpu": "cpu"}
+DEVICE_TARGETS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
+TORCH_BACKENDS = {"ascend": "hccl", "gpu": "nccl", "cpu": "gloo"}
 DEFAULT_PORTS = {"msrun": 8118, "dynamic": 8118, "torchrun": 29500, "mpirun": None}
 # Modules the node's Python must import for each launcher (mpirun runs any program).
 LAUNCHER_MODULES = {"msrun": "mindspore", "dynamic": "mindspore", "torchrun": "torch", "mpirun": ""}
@@ -131,6 +136,12 @@ def node_kind(host, groups):
         if host in (groups.get(group) or []):
             return kind
     return "cpu"
+
+
+def node_backend(host, groups, variables):
+    """ascend, gpu or cpu: the host's cluster_backend, auto resolved from its node group."""
+    backend = (variables or {}).get("cluster_backend", "auto")
+    return BACKEND_OF_KIND[node_kind(host, groups)] if backend == "auto" else backend
 
 
 def default_workers(host, hostvars, kind):

@@ -18,7 +18,10 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_checks impor
     JobSpecError,
     check_control,
     check_job,
+    DEVICE_TARGETS,
+    TORCH_BACKENDS,
     default_workers,
+    node_backend,
     node_kind,
 )
 
@@ -39,10 +42,14 @@ def build_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
     for rank, host in enumerate(hosts):
         variables = hostvars.get(host, {})
         count = workers[host]
+        backend = node_backend(host, groups, variables)
         nodes.append({
             "host": host,
             "addr": variables.get("ansible_host", host),
             "kind": node_kind(host, groups),
+            "backend": backend,
+            "device_target": DEVICE_TARGETS.get(backend, "CPU"),
+            "torch_backend": TORCH_BACKENDS.get(backend, "gloo"),
             "node_rank": rank,
             "workers": count,
             "first_rank": first,

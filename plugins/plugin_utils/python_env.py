@@ -110,9 +110,9 @@ def _check_format(host, settings):
     cann = settings.get("python_env_cann_version") or ""
     if cann and (not isinstance(cann, str) or not CANN.fullmatch(cann)):
         errors.append("%s: python_env_cann_version: %r is not a CANN version such as 8.3.RC1" % (host, cann))
-    if settings.get("python_env_backend", "auto") not in BACKENDS:
-        errors.append("%s: python_env_backend: %r is not one of %s" % (
-            host, settings.get("python_env_backend"), ", ".join(BACKENDS)))
+    if settings.get("cluster_backend", "auto") not in BACKENDS:
+        errors.append("%s: cluster_backend: %r is not one of %s" % (
+            host, settings.get("cluster_backend"), ", ".join(BACKENDS)))
     if settings.get("python_env_torch_npu_version") and not settings.get("python_env_torch_version"):
         errors.append("%s: python_env_torch_npu_version: torch_npu needs torch: set python_env_torch_version "
                       "too" % host)
@@ -140,7 +140,7 @@ def combination_problems(host, settings, compat, node_cann=None, backend=None):
 
     settings: the python_env_* values of the host. compat: the parsed compatibility table.
     node_cann: the CANN version the node reports (None: not read yet or not installed).
-    backend: ascend, gpu or cpu (python_env_backend resolved from the host's group); CANN
+    backend: ascend, gpu or cpu (cluster_backend resolved from the host's group); CANN
     pairings are checked for ascend only.
     """
     errors = _check_format(host, settings)

@@ -22,15 +22,16 @@ import yaml
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import (acceptance_settings, doctor_settings,
                                                                          firewall_settings, inventory_checks,
-                                                                         npu_env_settings, openmpi_build,
-                                                                         python_env, rolling_upgrade)
+                                                                         job_checks, npu_env_settings,
+                                                                         openmpi_build, python_env,
+                                                                         rolling_upgrade)
 
 ROLES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "roles"))
 # Roles whose unknown <role>_* names are reported as typos. npu_network_* is checked by its
 # device plan; job_* by job_spec (both read their own names).
 TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "python_env", "doctor", "acceptance", "fleet")
 # Settings read beyond the role's own options: role -> ((variable, default), ...).
-SHARED = {"ssh_trust": (("cluster_allow_root", False),)}
+SHARED = {"ssh_trust": (("cluster_allow_root", False),), "python_env": (("cluster_backend", "auto"),)}
 # Roles whose settings are those of one host of the cluster (the controller's tasks use them):
 # role -> which host ("master": groups.cluster_master[0], "first": groups.cluster[0]).
 ONE_HOST = {"doctor": "master", "acceptance": "first", "fleet": "first"}
@@ -178,24 +179,18 @@ def _openmpi(settings, host, groups=None):
 PYTHON_ENV_COMPAT = os.path.join(ROLES_DIR, "python_env", "files", "compat.yml")
 
 
-def python_env_backend(settings, host, groups=None):
-    """python_env_backend with auto resolved from the host's group (as the role's vars do)."""
-    backend = settings.get("python_env_backend", "auto")
-    if backend != "auto":
-        return backend
-    groups = groups or {}
-    if host in (groups.get("npu_nodes") or []):
-        return "ascend"
-    return "gpu" if host in (groups.get("gpu_nodes") or []) else "cpu"
+def cluster_backend(settings, host, groups=None):
+    """cluster_backend with auto resolved from the host's group (as role python_env's vars do)."""
+    return job_checks.node_backend(host, groups or {}, settings)
 
 
 def _python_env(settings, host, groups=None):
     names = ("python_env_mindspore_version", "python_env_torch_version", "python_env_torch_npu_version",
              "python_env_apex_version", "python_env_extra_requirements", "python_env_cann_version",
-             "python_env_backend")
+             "cluster_backend")
     errors, _ = python_env.combination_problems(host, {name: settings.get(name) for name in names},
                                                 _load(PYTHON_ENV_COMPAT), None,
-                                                python_env_backend(settings, host, groups))
+                                                cluster_backend(settings, host, groups))
     return errors
 
 

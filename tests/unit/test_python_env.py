@@ -25,7 +25,7 @@ PUBLISHED_DIR = os.path.join(os.path.dirname(__file__), "..", "data", "compat")
 def settings(**changes):
     base = {"python_env_mindspore_version": "", "python_env_torch_version": "", "python_env_torch_npu_version": "",
             "python_env_apex_version": "", "python_env_extra_requirements": [], "python_env_cann_version": "",
-            "python_env_backend": "auto"}
+            "cluster_backend": "auto"}
     base.update(changes)
     return base
 
@@ -163,7 +163,7 @@ def test_mindspore_against_cann():
     ({"python_env_extra_requirements": ["pyyaml>=6"]}, "is not name==version"),
     ({"python_env_extra_requirements": "pyyaml==6.0"}, "must be a list"),
     ({"python_env_cann_version": "latest"}, "n: python_env_cann_version: 'latest' is not a CANN version"),
-    ({"python_env_backend": "npu"}, "n: python_env_backend: 'npu' is not one of auto, ascend, gpu, cpu"),
+    ({"cluster_backend": "npu"}, "n: cluster_backend: 'npu' is not one of auto, ascend, gpu, cpu"),
 ])
 def test_bad_settings_name_the_host_and_the_variable(changes, message):
     errors, _ = combination_problems("n", settings(**changes), COMPAT, None, "cpu")
@@ -297,7 +297,7 @@ def test_the_inventory_check_knows_every_setting_of_the_role():
     with open(defaults_path, encoding="utf-8") as handle:
         defaults = yaml.safe_load(handle)
     assert sorted(name for name in specs if name.startswith("python_env_")) == sorted(defaults)
-    assert specs["python_env_backend"]["choices"] == ["auto", "ascend", "gpu", "cpu"]
+    assert specs["cluster_backend"]["choices"] == ["auto", "ascend", "gpu", "cpu"]
     assert {"cluster_python_env_path", "cluster_python_provided"} <= set(specs)
 
 

@@ -99,7 +99,7 @@ RULE_CASES = [
                  "openmpi_build_strategy": "once"},
      "n1: openmpi_source_sha256: 'abc' is not a sha256 (64 hexadecimal characters)"),
     ("python_env", {"python_env_torch_version": "", "python_env_torch_npu_version": "2.1.0",
-                    "python_env_backend": "auto"},
+                    "cluster_backend": "auto"},
      "n1: python_env_torch_npu_version: torch_npu needs torch: set python_env_torch_version too"),
     ("npu_env", {"npu_env_hccl_connect_timeout": 7201},
      "n1: npu_env_hccl_connect_timeout 7201 is not an integer from 120 to 7200"),
@@ -136,11 +136,11 @@ def test_doctor_and_acceptance_are_checked_on_one_host():
     assert role_settings.hosts_for("firewall", ["a", "b"], groups) == ["a", "b"]
 
 
-def test_python_env_backend_comes_from_the_group():
+def test_cluster_backend_comes_from_the_group():
     groups = {"npu_nodes": ["a"], "gpu_nodes": ["b"]}
-    assert role_settings.python_env_backend({"python_env_backend": "auto"}, "a", groups) == "ascend"
-    assert role_settings.python_env_backend({"python_env_backend": "auto"}, "b", groups) == "gpu"
-    assert role_settings.python_env_backend({"python_env_backend": "cpu"}, "a", groups) == "cpu"
+    assert role_settings.cluster_backend({"cluster_backend": "auto"}, "a", groups) == "ascend"
+    assert role_settings.cluster_backend({"cluster_backend": "auto"}, "b", groups) == "gpu"
+    assert role_settings.cluster_backend({"cluster_backend": "cpu"}, "a", groups) == "cpu"
 
 
 NPU_VARS = _yaml("npu_env", "vars", "main.yml")

@@ -1,9 +1,14 @@
-"""MindSpore data-parallel check for msrun and the dynamic cluster (CPU backend in the sandbox).
+"""MindSpore data-parallel check for msrun, mpirun and the dynamic cluster.
 
 Every worker prints the AllGather of its rank (all ranks, in order, on every worker) and then
 trains a small linear model on synthetic data with gradients averaged across workers, printing
 `step: N, loss: V` lines: the loss must go down. The scheduler (MS_ROLE=MS_SCHED) runs the
 same script; MindSpore keeps it inside init().
+
+The device target is the node's: the launch's job.env sets CS_DEVICE_TARGET from the inventory
+(Ascend on npu_nodes, GPU on gpu_nodes, CPU with cluster_backend: cpu, as in the sandbox), the
+way MindSpore's msrun launch guide passes --device_target=Ascend to its script. --device-target
+overrides it; with neither, MindSpore uses its package's backend.
 """
 import argparse
 import os
@@ -17,14 +22,20 @@ from mindspore.communication import get_group_size, get_rank, init
 parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=20)
 parser.add_argument("--lr", type=float, default=0.05)
-parser.add_argument("--device-target", default=os.environ.get("MS_DEVICE_TARGET", "CPU"))
+parser.add_argument("--device-target", choices=["Ascend", "GPU", "CPU"],
+                    default=os.environ.get("CS_DEVICE_TARGET") or None)
 args = parser.parse_args()
 
-ms.set_context(mode=ms.GRAPH_MODE, device_target=args.device_target)
+if args.device_target:
+    ms.set_context(mode=ms.GRAPH_MODE, device_target=args.device_target)
+else:
+    ms.set_context(mode=ms.GRAPH_MODE)
 init()
 ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
 rank, size = get_rank(), get_group_size()
 ms.set_seed(1)
+print(f"rank {rank} of {size} on {socket.gethostname()}: device target {ms.get_context('device_target')}",
+      flush=True)
 
 gathered = ops.AllGather()(Tensor(np.array([float(rank)], dtype=np.float32))).asnumpy()
 print(f"rank {rank} of {size} on {socket.gethostname()}: allgather: {[int(v) for v in gathered]}",

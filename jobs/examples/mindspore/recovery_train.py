@@ -27,7 +27,11 @@ parser.add_argument("--seconds", type=float, default=100)
 parser.add_argument("--step-seconds", type=float, default=1.0)
 args = parser.parse_args()
 
-ms.set_context(mode=ms.GRAPH_MODE, device_target=os.environ.get("MS_DEVICE_TARGET", "CPU"))
+# The node's device target from the launch's job.env (see allgather_train.py).
+if os.environ.get("CS_DEVICE_TARGET"):
+    ms.set_context(mode=ms.GRAPH_MODE, device_target=os.environ["CS_DEVICE_TARGET"])
+else:
+    ms.set_context(mode=ms.GRAPH_MODE)
 init()
 rank, size = get_rank(), get_group_size()
 ms.set_seed(1)
