@@ -5,6 +5,8 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 NODES ?= 2
+# Written by `sandbox/sandbox up` (prefix clustersuite); ansible.cfg names no inventory.
+SANDBOX_INVENTORY := inventory/sandbox/hosts.yml
 # Markers of a phase's start and end with the time (epoch seconds): .ci/phases.py reads them back.
 phase_started = @echo "=== phase $@ started at $$(date +%s)"
 phase_ended = @echo "=== phase $@ ended at $$(date +%s)"
@@ -52,8 +54,8 @@ sandbox-down:  ## Remove every sandbox container, network and volume
 
 site: setup sources  ## The main job: sandbox without the ML volume or a route out, site.yml (installs the frameworks), a 2-node msrun job
 	SANDBOX_OFFLINE=1 NODES=$(NODES) sandbox/sandbox up
-	$(BIN)/ansible-playbook site.yml
-	$(BIN)/ansible-playbook playbooks/launch.yml -e @jobs/sample_msrun.yml
+	$(BIN)/ansible-playbook -i $(SANDBOX_INVENTORY) site.yml
+	$(BIN)/ansible-playbook -i $(SANDBOX_INVENTORY) playbooks/launch.yml -e @jobs/sample_msrun.yml
 
 # The checks and the scenarios' assets at once (lint takes one core, the assets mostly wait on
 # downloads), each target's output printed whole when it ends; then the scenarios.

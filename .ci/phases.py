@@ -51,7 +51,7 @@ def main(argv=None):
     print("  whole run        %7s (budget %s)" % (minutes(args.total), minutes(args.budget)))
     if args.total > args.budget:
         print("=== CI failed: the run took %s, over the budget of %s. Make the suite faster (where the time "
-              "went is above; the README's Tests section says how the scenarios share the machine) "
+              "went is above; docs/testing.md says how the scenarios share the machine) "
               "rather than dropping checks." % (
                   minutes(args.total), minutes(args.budget)))
         return 1

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
-"""Turn bench/results/*.json into Markdown: bench/results/README.md and the README's figures section.
+"""Turn bench/results/*.json into Markdown: bench/results/README.md (docs/benchmarks.md says how they
+are measured).
 
-    bench/report.py        # after editing a result by hand, or to check what the README would say
-
-The README section sits between the markers below; everything else in README.md is left alone.
+    bench/report.py        # after editing a result by hand
 """
 
 import json
@@ -14,7 +13,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance")
 
 
@@ -74,26 +72,12 @@ def results_markdown(results, image_prefix):
     return "\n".join(scenario_markdown(result, image_prefix) for result in results)
 
 
-def replace_section(text, section):
-    """Put `section` between the bench markers of `text` (appended with the markers when absent)."""
-    block = "%s\n%s%s" % (START, section, END)
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        return before + block + rest.split(END, 1)[1]
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
 def write_reports():
     results = load_results()
     with open(os.path.join(harness.RESULTS_DIR, "README.md"), "w", encoding="utf-8") as handle:
         handle.write("# Benchmark results\n\nWritten by `bench/run.py` from the JSON files here; "
-                     "see the project README for how they are measured.\n\n")
+                     "docs/benchmarks.md says how they are measured and what each aim is.\n\n")
         handle.write(results_markdown(results, ""))
-    readme = os.path.join(harness.ROOT, "README.md")
-    with open(readme, encoding="utf-8") as handle:
-        text = handle.read()
-    with open(readme, "w", encoding="utf-8") as handle:
-        handle.write(replace_section(text, results_markdown(results, "bench/results/")))
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@
     bench/run.py --list
 
 Each scenario writes bench/results/<scenario>.json (medians, min, max, the machine, the
-versions) and bench/results/<scenario>.png; then bench/results/README.md and the figures
-section of the project README are rewritten from every result present. Scenarios run one after
+versions) and bench/results/<scenario>.png; then bench/results/README.md is rewritten from
+every result present. Scenarios run one after
 another (never two at once: they would share the cores). Needs `make setup image sources ml`.
 """
 

@@ -176,6 +176,10 @@ def _hosts_text(hosts, limit=5):
 def check_groups(groups):
     errors = []
     cluster = groups.get("cluster") or []
+    if not groups.get("all"):
+        # ansible.cfg names no inventory: a command without -i has none.
+        errors.append("inventory: no hosts at all: name the cluster's inventory with -i "
+                      "(ansible-playbook -i inventory/<cluster>/ ...)")
     if not cluster:
         errors.append("inventory: group 'cluster' is empty or missing: put every training node "
                       "in it (through its children npu_nodes, gpu_nodes, cpu_nodes)")
@@ -497,6 +501,21 @@ def check_settings(hostvars, hosts, specs):
     return _grouped(found)
 
 
+# The sample inventory's placeholder for a value only the operator knows (docs/guide.md, step 3).
+FILL_IN = "FILL-IN"
+
+
+def check_fill_in(hostvars, hosts):
+    """Every value still holding the sample's placeholder, named; the other checks skip them."""
+    found = {}
+    for host in hosts:
+        for name in sorted(hostvars.get(host, {})):
+            if hostvars[host][name] == FILL_IN:
+                found.setdefault((name, f"still {FILL_IN}: fill in your value (docs/guide.md, step 3)"),
+                                 []).append(host)
+    return _grouped(found)
+
+
 def inventory_errors(groups, hostvars, specs=None):
     """Every problem of the inventory, as messages; empty when it is fine.
 
@@ -507,6 +526,9 @@ def inventory_errors(groups, hostvars, specs=None):
     """
     errors = check_groups(groups)
     cluster = list(groups.get("cluster") or [])
+    errors += check_fill_in(hostvars, cluster)
+    hostvars = {host: {name: value for name, value in hvars.items() if value != FILL_IN}
+                for host, hvars in hostvars.items()}
     errors += check_host_names(cluster)
     errors += check_addresses(hostvars, cluster)
     errors += check_npu_hosts(hostvars, [h for h in groups.get("npu_nodes") or [] if h in cluster])

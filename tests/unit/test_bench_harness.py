@@ -101,10 +101,3 @@ def test_scenario_markdown_lists_medians_aims_and_notes():
     assert "1.818 (limit <= 2.0): **met**" in text
     assert "**not measured**" in text
     assert "- a note" in text
-
-
-def test_replace_section_keeps_the_rest_and_appends_when_missing():
-    text = "intro\n%s\nold\n%s\ntail\n" % (report.START, report.END)
-    replaced = report.replace_section(text, "new\n")
-    assert replaced == "intro\n%s\nnew\n%s\ntail\n" % (report.START, report.END)
-    assert report.replace_section("intro\n", "new\n").endswith("%s\nnew\n%s\n" % (report.START, report.END))

@@ -334,3 +334,19 @@ def test_long_values_are_shown_briefly():
         h["cluster_user"] = "x" * 4096 + "\n"
     (error,) = [e for e in inventory_errors(groups, hostvars) if e.startswith("n1:")]
     assert len(error) < 300 and "(4097 long)" in error
+
+
+def test_no_inventory_at_all_says_to_name_one():
+    # ansible.cfg names no inventory: `ansible-playbook site.yml` without -i sees no host.
+    errors = inventory_errors({"all": [], "ungrouped": []}, {})
+    assert errors[0] == ("inventory: no hosts at all: name the cluster's inventory with -i "
+                         "(ansible-playbook -i inventory/<cluster>/ ...)")
+    assert not [e for e in inventory_errors(*good_inventory()) if "no hosts at all" in e]
+
+
+def test_a_placeholder_is_named_and_not_checked_further():
+    groups, hostvars = good_inventory()
+    for host in hostvars:
+        hostvars[host]["cluster_network_cidr"] = "FILL-IN"
+    assert inventory_errors(groups, hostvars) == [
+        "%s: cluster_network_cidr: still FILL-IN: fill in your value (docs/guide.md, step 3)" % ", ".join(sorted(hostvars))]
