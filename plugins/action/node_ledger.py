@@ -5,7 +5,7 @@ plugins/plugin_utils/node_ledger.py.
 """
 import datetime
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import node_ledger
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import carry_on, node_ledger
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
 OPERATIONS = ("read", "record", "quarantine", "retire", "return", "add", "host_key")
@@ -27,6 +27,11 @@ def apply(args, check_mode, now):
     try:
         with node_ledger.locked(path):
             ledger = node_ledger.read(path, args["inventory"], nodes)
+            if operation == "record" and args.get("max_fail_percentage") is not None:
+                states = {name: entry.get("state") for name, entry in ledger["nodes"].items()}
+                limit = carry_on.verdict_limit(args["findings"], states, args["max_fail_percentage"])
+                if limit["stopped"]:
+                    raise ActionError("node_ledger: " + carry_on.limit_message(limit, args["max_fail_percentage"]))
             if operation == "record":
                 changed = node_ledger.record(ledger, nodes, args["findings"], when)
             elif operation == "quarantine":
@@ -67,9 +72,14 @@ class ActionModule(ControllerAction):
         fingerprints=dict(type="list", elements="str", default=[]),
         accepted_by=dict(type="str", default="fingerprint", choices=["fingerprint", "trust_on_first_use"]),
         max_age=dict(type="int", default=7 * 24 * 3600),
+        max_fail_percentage=dict(type="int"),
     )
 
     def act(self, args, check_mode):
+        percent = args.get("max_fail_percentage")
+        if percent is not None and not 0 <= percent <= 100:
+            raise ActionError("node_ledger: max_fail_percentage (cluster_max_fail_percentage): %s is not a whole "
+                              "number from 0 to 100; nothing was changed" % percent)
         for name, finding in args["findings"].items():
             if not isinstance(finding, dict) or finding.get("source") not in node_ledger.SOURCES \
                     or finding.get("result") not in node_ledger.RESULTS:

@@ -75,6 +75,13 @@ options:
     description: Seconds after which a verdict is stale (role C(cluster)'s C(cluster_verdict_max_age)).
     type: int
     default: 604800
+  max_fail_percentage:
+    description:
+      - For C(record), the limit of role C(cluster)'s C(cluster_max_fail_percentage) (0 to 100). When more than
+        this share of the in-service nodes among O(findings) failed, nothing is recorded and the task fails
+        naming the limit, the failed share and every failed node with its reason.
+      - Unset, every finding is recorded.
+    type: int
 extends_documentation_fragment:
   - action_common_attributes
 attributes:

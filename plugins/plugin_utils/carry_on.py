@@ -5,7 +5,9 @@ a failed task in a rescue block (``failure``); between and after the plays the n
 that are no longer in it are collected (``lost``), with the failure kept for them or, for a node
 that vanished without one, as unreachable. ``over_limit`` is the run's own limit, the rule of
 Ansible's max_fail_percentage applied to the whole run: more than ``percent`` % of the in-service
-nodes lost stops everything. Plain Python, no Ansible imports.
+nodes lost stops everything. The doctor and acceptance apply the same rule to their verdicts
+(``verdict_limit``): when more of the in-service nodes they judged failed than ``percent`` % allows,
+none is quarantined. Plain Python, no Ansible imports.
 """
 
 MAX_REASON = 300
@@ -72,3 +74,24 @@ def summary(lost_nodes, left_out=None):
              for name, finding in sorted(lost_nodes.items())]
     lines += [f"{name}: {why}" for name, why in sorted((left_out or {}).items()) if name not in lost_nodes]
     return lines
+
+
+def verdict_limit(findings, states, percent):
+    """Whether recording a run's findings ({node: {source, result, reason}}) would quarantine more
+    of the in-service nodes it judged than ``percent`` % allows: {"stopped", "failed" {node:
+    finding}, "judged"}. ``states`` is {node: state} from the node ledger (a node it does not know
+    is in service); a quarantined or retired node failing again changes nothing, so it counts in
+    neither share."""
+    judged = [name for name in findings if (states or {}).get(name, "in_service") == "in_service"]
+    failed = {name: findings[name] for name in judged if findings[name].get("result") == "fail"}
+    return {"stopped": over_limit(len(failed), len(judged), percent), "failed": failed, "judged": len(judged)}
+
+
+def limit_message(limit, percent):
+    """The error of a run stopped by ``verdict_limit``: the limit, the failed share, every failed node and why."""
+    share = round(100.0 * len(limit["failed"]) / limit["judged"]) if limit["judged"] else 0
+    lines = [line.replace("; now quarantined)", ")") for line in summary(limit["failed"])]
+    return (f"stopped: {len(limit['failed'])} of the {limit['judged']} in-service nodes judged failed ({share} %), "
+            f"more than cluster_max_fail_percentage {percent} % allows; a broken inventory, network or setting is "
+            f"more likely than that many broken nodes, so none is quarantined and the node ledger is unchanged: "
+            + "; ".join(lines))

@@ -90,3 +90,29 @@ def test_summary_names_the_lost_then_the_left_out():
 def test_the_filters_are_registered():
     assert set(FilterModule().filters()) == {"carry_failure", "carry_lost", "carry_over_limit", "carry_tolerated",
                                             "carry_summary"}
+
+
+def test_verdict_limit_counts_only_the_in_service_nodes_judged():
+    findings = {"node1": {"source": "doctor", "result": "fail", "reason": "ssh_login: refused"},
+                "node2": {"source": "doctor", "result": "pass", "reason": ""},
+                "node3": {"source": "unreachable", "result": "fail", "reason": "unreachable: no route"},
+                "node4": {"source": "doctor", "result": "pass", "reason": ""}}
+    # node3 already quarantined: failing again changes nothing, so 1 of the 3 judged in service failed.
+    limit = carry_on.verdict_limit(findings, {"node3": "quarantined"}, 34)
+    assert limit == {"stopped": False, "failed": {"node1": findings["node1"]}, "judged": 3}
+    assert carry_on.verdict_limit(findings, {"node3": "quarantined"}, 33)["stopped"]
+    assert carry_on.verdict_limit(findings, {}, 50) == {
+        "stopped": False, "failed": {"node1": findings["node1"], "node3": findings["node3"]}, "judged": 4}
+    assert carry_on.verdict_limit(findings, {}, 49)["stopped"]
+    assert carry_on.verdict_limit({}, {}, 0) == {"stopped": False, "failed": {}, "judged": 0}
+
+
+def test_limit_message_says_the_limit_the_share_and_every_failed_node():
+    findings = {name: {"source": "unreachable", "result": "fail", "reason": f"unreachable: {name}: no route"}
+                for name in ("node1", "node2", "node3")}
+    message = carry_on.limit_message(carry_on.verdict_limit(findings, {}, 10), 10)
+    assert message.startswith("stopped: 3 of the 3 in-service nodes judged failed (100 %), more than "
+                              "cluster_max_fail_percentage 10 % allows;")
+    assert "none is quarantined and the node ledger is unchanged" in message
+    assert message.endswith("node1: unreachable: node1: no route (unreachable); node2: unreachable: node2: no route "
+                            "(unreachable); node3: unreachable: node3: no route (unreachable)")

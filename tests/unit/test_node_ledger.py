@@ -201,3 +201,21 @@ def test_add_refuses_quarantined_and_retired_nodes_unless_forced(tmp_path):
     assert added["nodes_changed"] == ["node3"] and "node3" in added["in_service"]
     ledger = json.loads(open(added["ledger"], encoding="utf-8").read())
     assert ledger["nodes"]["node3"]["reason"] == "added again by the operator: board repaired"
+
+
+def test_record_above_the_fail_limit_writes_nothing_and_names_the_share(tmp_path):
+    apply(args(tmp_path, action="record", findings={"node3": fail("doctor", "ssh_login: refused")}), False, T0)
+    before = open(node_ledger.ledger_path(str(tmp_path / "ledger"), str(tmp_path / "inv" / "hosts.yml")),
+                  encoding="utf-8").read()
+    findings = {"node1": fail("unreachable", "unreachable: no route"), "node2": fail("doctor", "ssh_login: refused"),
+                "node3": fail("doctor", "ssh_login: refused")}
+    # node3 is quarantined already: 2 of the 2 in-service nodes judged failed.
+    with pytest.raises(ActionError, match=r"stopped: 2 of the 2 in-service nodes judged failed \(100 %\), more than "
+                                          r"cluster_max_fail_percentage 50 % allows.*node1: unreachable: no route"):
+        apply(args(tmp_path, action="record", findings=findings, max_fail_percentage=50), False, T0)
+    result = apply(args(tmp_path), False, T0)
+    assert open(result["ledger"], encoding="utf-8").read() == before and result["in_service"] == ["node1", "node2"]
+    # Within the limit (1 of 2 is 50 %, not above it) every finding is recorded.
+    result = apply(args(tmp_path, action="record", findings={"node1": passed("doctor"), "node2": findings["node2"]},
+                        max_fail_percentage=50), False, T0)
+    assert result["nodes_changed"] == ["node2"] and result["in_service"] == ["node1"]
