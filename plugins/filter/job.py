@@ -9,12 +9,14 @@
     "{{ home | cluster_suite.hpc.job_node_paths(plan.job_dir, plan.log_dir) }}"   [job dir, log dir], absolute
     "{{ job_env | cluster_suite.hpc.job_secret_env_text }}"   secrets.env (the secret job_env values; no_log only)
     "{{ plan | cluster_suite.hpc.job_version_verdicts(versions) }}"   {"fail": [...], "warn": [...]} across the nodes
+    "{{ results | cluster_suite.hpc.job_interface_lines(hosts) }}"   each node's interface (job_interfaces results)
+    "{{ iface | cluster_suite.hpc.job_interface_env(address, npu, job_env) }}"   the library variables of one interface
 """
 
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_preflight
+from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_ifaces, job_preflight
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_spec, job_versions
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
@@ -82,6 +84,17 @@ def job_secret_env_text(job_env):
     return job_spec.secret_env_text(_job_plain(job_env or {}))
 
 
+def job_interface_lines(results, hosts):
+    """Each node's interface for the launch plan (job_interfaces results in ``hosts`` order)."""
+    return job_ifaces.plan_lines(list(results), list(hosts))
+
+
+def job_interface_env(iface, address, npu, job_env=None):
+    """Every library's interface variable from one interface, less those ``job_env`` sets."""
+    return {name: value for name, value in job_ifaces.library_env(iface, address, bool(npu)).items()
+            if name not in (job_env or {})}
+
+
 def job_version_verdicts(plan, versions):
     """Version differences across the job's nodes, as the doctor judges them (job_versions.py)."""
     return job_versions.version_verdicts(_job_plain(plan), _job_plain(versions))
@@ -99,4 +112,6 @@ class FilterModule:
             "job_node_paths": job_node_paths,
             "job_secret_env_text": job_secret_env_text,
             "job_version_verdicts": job_version_verdicts,
+            "job_interface_lines": job_interface_lines,
+            "job_interface_env": job_interface_env,
         }

@@ -1,20 +1,24 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
-"""Ansible module: check on a node the network interfaces a job names, before its launch."""
+"""Ansible module: choose and check a node's one network interface for every library of a launch."""
 
 DOCUMENTATION = r"""
 ---
 module: job_interfaces
-short_description: Check the network interfaces a job names on a node, before its launch
+short_description: Choose and check a node's one network interface for every library of a launch
 description:
-  - Every interface a job names must exist on the node and hold an address on the cluster
-    network (the network of the node's own address O(address)) - mpirun's include list
-    O(if_include) (names or IPv4 CIDRs) and C(NCCL_SOCKET_IFNAME), C(HCCL_SOCKET_IFNAME),
-    C(GLOO_SOCKET_IFNAME) from O(env) (the job's job_env) or else from the environment
-    scripts O(env_files) the launch sources.
-  - For C(NCCL_SOCKET_IFNAME) and C(HCCL_SOCKET_IFNAME) a name is a prefix, C(=name) exact and
-    C(^names) excludes; C(GLOO_SOCKET_IFNAME) lists exact names.
-  - Reports the problems (RV(problems)); never changes anything.
+  - The node's interface toward the master comes from its own routing (C(ip -o route get
+    O(master_address))); on the master, where the kernel answers with loopback, it is the
+    interface holding the master's address. It must hold an address on the cluster network
+    (the network of the node's own address O(address)).
+  - From it come RV(env) - C(NCCL_SOCKET_IFNAME) and C(HCCL_SOCKET_IFNAME) as C(=name) (an exact
+    name; without C(=) both libraries read a prefix), C(GLOO_SOCKET_IFNAME) as the name and on
+    NPU nodes C(HCCL_IF_IP) as its address - except the variables O(env) (the job's job_env) sets.
+  - What the job sets (C(NCCL_SOCKET_IFNAME), C(HCCL_SOCKET_IFNAME), C(GLOO_SOCKET_IFNAME),
+    C(HCCL_IF_IP)) and mpirun's include list O(if_include) (names or IPv4 CIDRs) must each select
+    exactly one interface here, not loopback, holding an address on the cluster network; every
+    problem is returned in RV(problems).
+  - Never changes anything.
 author:
   - Cluster suite contributors
 options:
@@ -22,19 +26,22 @@ options:
     description: The node's cluster address (its C(ansible_host)).
     type: str
     required: true
+  master_address:
+    description: The master's address (C(job_master_addr) or the master's C(ansible_host)).
+    type: str
+    required: true
+  npu:
+    description: Whether the node is an NPU node (then RV(env) holds C(HCCL_IF_IP)).
+    type: bool
+    default: false
   if_include:
     description: mpirun's C(btl/oob_tcp_if_include) value, interface names or IPv4 CIDRs separated by commas; empty when the launcher is not mpirun.
     type: str
     default: ""
   env:
-    description: The job's job_env (only the C(*_SOCKET_IFNAME) variables are read).
+    description: The job's job_env (only the C(*_SOCKET_IFNAME) variables and C(HCCL_IF_IP) are read).
     type: dict
     default: {}
-  env_files:
-    description: Environment scripts the launch sources (env_npu.sh, env_gpu.sh); their C(*_SOCKET_IFNAME) values count unless O(env) sets the variable.
-    type: list
-    elements: path
-    default: []
 extends_documentation_fragment:
   - action_common_attributes
 attributes:
@@ -47,12 +54,12 @@ attributes:
 """
 
 EXAMPLES = r"""
-- name: Check the interfaces job sample-mpirun names
+- name: Choose and check the interface of job sample-mpirun on this node
   job_interfaces:
-    address: 10.89.0.2
-    if_include: eth0
-    env: {NCCL_SOCKET_IFNAME: eth0}
-    env_files: [/home/trainer/.cluster-suite/env_gpu.sh]
+    address: 10.89.0.3
+    master_address: 10.89.0.2
+    if_include: 10.89.0.0/24
+    env: {}
   register: interfaces
 """
 
@@ -68,66 +75,54 @@ interfaces:
   returned: always
   type: list
   elements: str
-  sample: [eth0, lo]
-settings:
-  description: The C(*_SOCKET_IFNAME) values checked, with where each comes from.
+  sample: [eth0, ens1, lo]
+choice:
+  description: The interface toward the master, its address on the cluster network, the network, the master's address and the route (C(local) on the master); null when there is none.
   returned: always
-  type: list
-  elements: dict
-  sample: [{"variable": "NCCL_SOCKET_IFNAME", "value": "eth0", "origin": "job_env"}]
+  type: dict
+  sample: {"iface": "eth0", "address": "10.89.0.3", "network": "10.89.0.0/24", "master": "10.89.0.2", "route": "dev eth0 src 10.89.0.3"}
+env:
+  description: The variables the launch sets from the choice (those the job does not set).
+  returned: always
+  type: dict
+  sample: {"NCCL_SOCKET_IFNAME": "=eth0", "HCCL_SOCKET_IFNAME": "=eth0", "GLOO_SOCKET_IFNAME": "eth0"}
+set_by_job:
+  description: The interface variables job_env sets (checked, and left as the job sets them).
+  returned: always
+  type: dict
+  sample: {"GLOO_SOCKET_IFNAME": "eth0"}
 """
 
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cluster_suite.hpc.plugins.module_utils.job_ifaces import VARIABLES, parse_ipv4_interfaces, problems
-
-# Prints each variable after sourcing the scripts, NUL-separated (values may hold anything).
-READ_SCRIPT = 'for f in "$@"; do . "$f" >/dev/null 2>&1 || exit 3; done; printf "%s\\0" ' + " ".join(
-    '"${%s-}"' % name for name in VARIABLES)
-
-
-def script_values(module, files):
-    """{variable: (value, script)} set by the environment scripts (the last script wins)."""
-    found = {}
-    for path in files:
-        if not os.path.isfile(path):
-            continue
-        rc, out, err = module.run_command(["bash", "-c", READ_SCRIPT, "bash", path])
-        if rc != 0:
-            module.fail_json(msg="cannot source %s to read %s: %s" % (path, ", ".join(VARIABLES), err.strip()))
-        for name, value in zip(VARIABLES, out.split("\0")):
-            if value:
-                found[name] = (value, path)
-    return found
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.job_ifaces import parse_ipv4_interfaces, plan
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             address=dict(type="str", required=True),
+            master_address=dict(type="str", required=True),
+            npu=dict(type="bool", default=False),
             if_include=dict(type="str", default=""),
             env=dict(type="dict", default={}),
-            env_files=dict(type="list", elements="path", default=[]),
         ),
         supports_check_mode=True,
     )
     params = module.params
-    rc, out, err = module.run_command([module.get_bin_path("ip", required=True), "-o", "-4", "addr", "show"])
+    ip = module.get_bin_path("ip", required=True)
+    rc, out, err = module.run_command([ip, "-o", "-4", "addr", "show"])
     if rc != 0:
         module.fail_json(msg="ip -o -4 addr show failed: %s" % err.strip())
+    rc, route, err = module.run_command([ip, "-o", "route", "get", params["master_address"]])
+    if rc != 0:
+        module.fail_json(msg="ip route get %s failed: %s (no route toward the master)" % (
+            params["master_address"], err.strip()))
     devices = sorted(os.listdir("/sys/class/net"))
-    settings = []
-    from_scripts = script_values(module, params["env_files"])
-    for name in VARIABLES:
-        if params["env"].get(name) not in (None, ""):
-            settings.append({"variable": name, "value": str(params["env"][name]), "origin": "job_env"})
-        elif name in from_scripts:
-            value, path = from_scripts[name]
-            settings.append({"variable": name, "value": value, "origin": path})
-    found = problems(devices, parse_ipv4_interfaces(out), params["address"], params["if_include"],
-                     [(item["variable"], item["value"], item["origin"]) for item in settings])
-    module.exit_json(changed=False, problems=found, interfaces=devices, settings=settings)
+    result = plan(devices, parse_ipv4_interfaces(out), params["address"], params["master_address"], route,
+                  params["if_include"], params["env"], params["npu"])
+    module.exit_json(changed=False, interfaces=devices, **result)
 
 
 if __name__ == "__main__":
