@@ -62,8 +62,6 @@ class ActionModule(ControllerAction):
         available = {name: _trusted(value) for name, value in role_settings.layers(role, {}).items()}
         available.update({name: host_vars[name] for name in own})
         available.update({name: _trusted(value) for name, value in role_settings.role_vars(role).items()})
-        for name, value in role_settings.SHARED.get(role, ()):
-            available.setdefault(name, value)
         templar = self._templar.copy_with_new_env(available_variables=available)
         found = {}
         for name in role_settings.setting_names(role):

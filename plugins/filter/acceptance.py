@@ -1,6 +1,5 @@
 """Filters of role acceptance over plugins/plugin_utils/acceptance_*.py.
 
-    rounds: "{{ hosts | cluster_suite.hpc.acceptance_schedule('round_robin', partners, seed) }}"
     record: "{{ registered | cluster_suite.hpc.acceptance_record('pair', [a, b], round, tool, ranks_per_node) }}"
     stage report: "{{ hosts | cluster_suite.hpc.acceptance_judge(hostvars, settings) }}"
     report: "{{ stage_report | cluster_suite.hpc.acceptance_finish(cluster_record, settings) }}"
@@ -10,17 +9,7 @@
 from ansible.errors import AnsibleFilterError
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_judge as judge_logic
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_report
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_schedule as schedule_logic
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_settings
-
-
-def acceptance_schedule(hosts, kind="round_robin", partners=0, seed=0):
-    """Rounds of disjoint pairs (lists)."""
-    try:
-        rounds = schedule_logic.schedule(list(hosts), kind, int(partners), int(seed))
-    except ValueError as error:
-        raise AnsibleFilterError(f"acceptance_schedule: {error}") from error
-    return [[list(pair) for pair in pairs] for pairs in rounds]
 
 
 def acceptance_record(registered, stage, hosts, round_number, tool, ranks_per_node):
@@ -64,7 +53,6 @@ def acceptance_settings_errors(settings, host="controller"):
 class FilterModule:
     def filters(self):
         return {
-            "acceptance_schedule": acceptance_schedule,
             "acceptance_record": acceptance_record,
             "acceptance_judge": acceptance_judge,
             "acceptance_finish": acceptance_finish,

@@ -56,12 +56,14 @@ def npu_rank_table_errors(table, plan=None):
         raise AnsibleFilterError(str(error)) from error
 
 
-def npu_detect_targets(plan, model, host, device=None):
-    """Detect addresses of ``host``'s devices: {device: [addresses]}, or one device's list."""
+def npu_detect_targets(plan, model, host, device=None, peers=None):
+    """Detect addresses of ``host``'s devices: {device: [addresses]}, or one device's list;
+    against the servers in ``peers`` only when given."""
+    peers = None if peers is None else list(peers)
     try:
         if device is None:
-            return device_plan.host_detect_targets(plan, model, host)
-        return device_plan.detect_targets(plan, model, host, device)
+            return device_plan.host_detect_targets(plan, model, host, peers)
+        return device_plan.detect_targets(plan, model, host, device, peers)
     except device_plan.PlanError as error:
         raise AnsibleFilterError(str(error)) from error
 

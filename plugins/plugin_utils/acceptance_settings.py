@@ -1,9 +1,10 @@
 """Checks of the acceptance_* settings, on the controller before any node is contacted: every
 problem at once, each naming the host and the variable."""
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance_parsers import TOOLS
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance_schedule import SCHEDULES
 
 STAGES = ("intra", "pairs", "cluster")
+# auto: every pair up to cluster_exhaustive_max_nodes nodes, the bounded sample above (peer_sample.py).
+SCHEDULES = ("auto", "round_robin", "ring")
 
 
 def _int(value):
@@ -45,8 +46,7 @@ def settings_errors(settings, host="controller"):
     limits = {"acceptance_ranks_per_node": (1, 1024), "acceptance_intra_ranks": (1, 1024),
               "acceptance_min_bytes": (4, 1 << 40), "acceptance_max_bytes": (4, 1 << 40),
               "acceptance_judge_bytes": (0, 1 << 40), "acceptance_iters": (1, 100000),
-              "acceptance_warmup_iters": (0, 100000), "acceptance_timeout": (1, 86400),
-              "acceptance_ring_partners": (0, 1024), "acceptance_seed": (0, 2 ** 32)}
+              "acceptance_warmup_iters": (0, 100000), "acceptance_timeout": (1, 86400)}
     numbers = {}
     for name, (low, high) in limits.items():
         number = _int(settings.get(name))

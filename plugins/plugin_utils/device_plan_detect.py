@@ -10,13 +10,13 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.device_plan_rule
 )
 
 
-def detect_targets(plan, model, host, device):
+def detect_targets(plan, model, host, device, peers=None):
     """Return the addresses device ``device`` of ``host`` should run health checks against.
 
     The entry's own ``detect`` wins. Otherwise an A2 device with a gateway checks the
     gateway; every other device checks the same-numbered device of each other server in
     its subnet, in plan order (the peer test of Ascend's PyTorch multi-node training guide: for
-    atlas800 that is every peer).
+    atlas800 that is every peer), or of the servers in ``peers`` only (a large cluster's sample).
     """
     rules = MODEL_RULES.get(model)
     if rules is None:
@@ -35,7 +35,7 @@ def detect_targets(plan, model, host, device):
     mask = prefix_mask(prefix)
     targets = []
     for peer, entries in plan.items():
-        if peer == host or not isinstance(entries, (list, tuple)):
+        if peer == host or not isinstance(entries, (list, tuple)) or (peers is not None and peer not in peers):
             continue
         for peer_entry in entries:
             if isinstance(peer_entry, Mapping) and peer_entry.get("device") == device:
@@ -45,11 +45,11 @@ def detect_targets(plan, model, host, device):
     return targets
 
 
-def host_detect_targets(plan, model, host):
+def host_detect_targets(plan, model, host, peers=None):
     """Return {device: detect targets} for every device of ``host`` (see detect_targets)."""
     entries = _host_entries(plan, host)
     return {
-        entry["device"]: detect_targets(plan, model, host, entry["device"])
+        entry["device"]: detect_targets(plan, model, host, entry["device"], peers)
         for entry in entries
         if isinstance(entry, Mapping) and "device" in entry
     }

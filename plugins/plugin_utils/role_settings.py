@@ -23,15 +23,17 @@ import yaml
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import (acceptance_settings, doctor_settings,
                                                                          firewall_settings, inventory_checks,
                                                                          job_checks, npu_env_settings,
-                                                                         openmpi_build, python_env,
+                                                                         openmpi_build, peer_sample, python_env,
                                                                          rolling_upgrade)
 
 ROLES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "roles"))
 # Roles whose unknown <role>_* names are reported as typos. npu_network_* is checked by its
 # device plan; job_* by job_spec (both read their own names).
 TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "python_env", "doctor", "acceptance", "fleet")
-# Settings read beyond the role's own options: role -> ((variable, default), ...).
-SHARED = {"ssh_trust": (("cluster_allow_root", False),), "python_env": (("cluster_backend", "auto"),)}
+# Settings of role cluster a role's rules read beyond its own options (their defaults are role
+# cluster's): role -> (variable, ...).
+SHARED = {"ssh_trust": ("cluster_allow_root",), "python_env": ("cluster_backend",),
+          "doctor": peer_sample.SETTINGS, "acceptance": peer_sample.SETTINGS}
 # Roles whose settings are those of one host of the cluster (the controller's tasks use them):
 # role -> which host ("master": groups.cluster_master[0], "first": groups.cluster[0]).
 ONE_HOST = {"doctor": "master", "acceptance": "first", "fleet": "first"}
@@ -109,14 +111,14 @@ def all_specs(roles_dir=ROLES_DIR):
 
 def setting_names(role, roles_dir=ROLES_DIR):
     """The variables a role's rules read: its options, then the shared settings it uses."""
-    return list(argument_specs(role, roles_dir)) + [name for name, _ in SHARED.get(role, ())]
+    return list(argument_specs(role, roles_dir)) + list(SHARED.get(role, ()))
 
 
 def setting_defaults(role, roles_dir=ROLES_DIR):
-    """{variable: default} of setting_names (the role's defaults/main.yml, then SHARED)."""
+    """{variable: default} of setting_names (the role's defaults/main.yml, then role cluster's for SHARED)."""
     found = dict(defaults(role, roles_dir))
-    for name, value in SHARED.get(role, ()):
-        found.setdefault(name, value)
+    for name in SHARED.get(role, ()):
+        found.setdefault(name, defaults("cluster", roles_dir).get(name))
     return found
 
 
@@ -217,11 +219,12 @@ def _ssh_trust(settings, host, groups=None):
 
 
 def _doctor(settings, host, groups=None):
-    return doctor_settings.settings_errors({name: settings.get(name) for name in doctor_settings.SETTINGS}, host)
+    return (doctor_settings.settings_errors({name: settings.get(name) for name in doctor_settings.SETTINGS}, host)
+            + peer_sample.settings_errors(settings, host))
 
 
 def _acceptance(settings, host, groups=None):
-    return acceptance_settings.settings_errors(dict(settings), host)
+    return acceptance_settings.settings_errors(dict(settings), host) + peer_sample.settings_errors(settings, host)
 
 
 FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")

@@ -6,7 +6,7 @@ import pytest
 import acceptance_heat_map as heat_map
 import acceptance_judge as judge
 import acceptance_report as report_text
-import acceptance_schedule as sched
+import peer_sample
 import acceptance_settings
 from test_acceptance_heat_map import Image, cell_centre
 
@@ -27,7 +27,7 @@ def run(nodes=NODES, speed=None, broken=(), link=None, intra=None, timeout=30, s
     intra_records = [{"stage": "intra", "hosts": [n], "rc": 0, "ranks": 2, "tool": "probe",
                       "stdout": probe_output(intra.get(n, 1.0)), "seconds": 1.0} for n in nodes]
     pairs = []
-    for number, members in enumerate(sched.round_robin(nodes), start=1):
+    for number, members in enumerate(peer_sample.exhaustive_rounds(nodes), start=1):
         for a, b in members:
             record = {"stage": "pair", "hosts": [a, b], "round": number, "ranks": 2, "tool": "probe", "seconds": 2.0}
             if {a, b} in [set(pair) for pair in broken]:
@@ -184,7 +184,7 @@ SETTINGS = {
     "acceptance_min_bytes": 1048576, "acceptance_max_bytes": 4194304, "acceptance_judge_bytes": 0,
     "acceptance_iters": 5, "acceptance_warmup_iters": 1, "acceptance_timeout": 60,
     "acceptance_stages": ["intra", "pairs", "cluster"], "acceptance_schedule": "round_robin",
-    "acceptance_ring_partners": 2, "acceptance_seed": 0, "acceptance_slow_ratio": 0.5,
+    "acceptance_slow_ratio": 0.5,
     "acceptance_intra_slow_ratio": 0.5, "acceptance_cluster_slow_ratio": 0.25, "acceptance_expected_busbw": {},
     "acceptance_hardware_model": "", "acceptance_if_include": "10.0.0.0/24", "acceptance_report_dir": "logs/acceptance",
     "acceptance_fail": True,
@@ -197,7 +197,7 @@ def test_settings_defaults_pass():
 
 @pytest.mark.parametrize("name, value, message", [
     ("acceptance_tool", "iperf", "node1: acceptance_tool: must be one of auto, probe, nccl_tests, hccl_test, got 'iperf'"),
-    ("acceptance_schedule", "star", "node1: acceptance_schedule: must be one of round_robin, ring"),
+    ("acceptance_schedule", "star", "node1: acceptance_schedule: must be one of auto, round_robin, ring"),
     ("acceptance_timeout", 0, "node1: acceptance_timeout: must be an integer from 1 to 86400, got 0"),
     ("acceptance_timeout", "60s", "node1: acceptance_timeout: must be an integer"),
     ("acceptance_max_bytes", 1024, "node1: acceptance_max_bytes: must not be below acceptance_min_bytes (1048576)"),
