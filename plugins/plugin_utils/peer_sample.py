@@ -7,8 +7,9 @@ neighbours and `partners` random partners, built as rounds of disjoint pairs:
 - the ring (node i with node i+1, the last with the first) is 2 rounds when N is even, 3 when
   N is odd (an odd cycle cannot be split into two sets of disjoint pairs);
 - each random partner is one round: a random perfect matching of the nodes (a shuffle paired
-  off two by two; with N odd one node sits that round out), drawn from a generator seeded with
-  `seed`, so the same seed gives the same pairs and another seed other pairs.
+  off two by two; with N odd one node sits that round out; of DRAWS shuffles the one with the
+  most pairs not yet drawn), from a generator seeded with `seed`, so the same seed gives the
+  same pairs and another seed other pairs.
 
 So the sample is at most ROUNDS_FIXED + partners rounds whatever N is, every node has at most
 2 + partners partners, and a pair already drawn is not tested twice (its round just holds one
@@ -18,6 +19,8 @@ import random
 
 # The ring's rounds at most (N odd).
 ROUNDS_FIXED = 3
+# Shuffles drawn for each random round; the one with the most new pairs is kept.
+DRAWS = 8
 
 
 def rounds_bound(partners):
@@ -36,9 +39,9 @@ def sampled_rounds(nodes, partners, seed):
 
     def keep(pairs):
         kept = []
-        for first, second in pairs:
-            pair = (first, second) if order[first] < order[second] else (second, first)
-            if first != second and pair not in seen:
+        for pair in pairs:
+            pair = _ordered(pair, order)
+            if pair[0] != pair[1] and pair not in seen:
                 seen.add(pair)
                 kept.append(pair)
         return sorted(kept, key=lambda pair: (order[pair[0]], order[pair[1]]))
@@ -52,10 +55,20 @@ def sampled_rounds(nodes, partners, seed):
     rounds = [keep(pairs) for pairs in ring_rounds]
     generator = random.Random(seed)
     for _ in range(max(0, int(partners))):
-        shuffled = list(nodes)
-        generator.shuffle(shuffled)
-        rounds.append(keep(zip(shuffled[0::2], shuffled[1::2])))
+        best = []
+        for _ in range(DRAWS):
+            shuffled = list(nodes)
+            generator.shuffle(shuffled)
+            fresh = [pair for pair in zip(shuffled[0::2], shuffled[1::2]) if _ordered(pair, order) not in seen]
+            if len(fresh) > len(best):
+                best = fresh
+        rounds.append(keep(best))
     return [pairs for pairs in rounds if pairs]
+
+
+def _ordered(pair, order):
+    first, second = pair
+    return (first, second) if order[first] < order[second] else (second, first)
 
 
 def exhaustive_rounds(nodes):

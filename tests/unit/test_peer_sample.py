@@ -95,3 +95,9 @@ def test_settings_errors_name_the_host_and_the_variable():
         "n1: cluster_sample_partners: must be a whole number from 0 to 64, got True"]
     errors = peer_sample.settings_errors(dict(good, cluster_sample_seed="-1"), "n1")
     assert len(errors) == 1 and errors[0].startswith("n1: cluster_sample_seed: must be empty")
+
+
+@given(st.integers(min_value=6, max_value=200), st.integers(0, 2 ** 32 - 1))
+def test_a_random_round_draws_pairs_beyond_the_ring(count, seed):
+    rounds = peer_sample.sampled_rounds(_nodes(count), 1, seed)
+    assert sum(len(pairs) for pairs in rounds) > count
