@@ -11,6 +11,8 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_failures imp
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_summary import (
     diagnosis_logs, render, summarize)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_unpack import UnpackError, unpack_logs
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_stacks import (
+    analyse, render as render_stacks, write_stacks)
 
 
 def unpack(args, check_mode):
@@ -52,6 +54,12 @@ def summary_of(args):
     summary["text"] += "".join("\n" + line for line in hang_lines(summary.get("hang")))
     if summary.get("timed_out") and summary["result"] != "succeeded":
         summary["text"] += "\n  the job did not finish within job_timeout and was stopped"
+    if args["stacks"]:
+        exits = {row["rank"]: row["exit"] for row in summary["ranks"] if row.get("exit") is not None}
+        summary["stacks"] = analyse(args["stacks"], expected, exits)
+        summary["stacks"]["folder"] = os.path.join(args["log_root"], "stacks")
+        summary["stacks"]["text"] = "\n".join(render_stacks(summary["stacks"], summary["stacks"]["folder"]))
+        summary["text"] += "\n" + summary["stacks"]["text"]
     return summary
 
 
@@ -68,6 +76,7 @@ class ActionModule(ControllerAction):
         not_copied=dict(type="dict", default={}),
         catalogue=dict(type="dict", default={}),
         clocks=dict(type="dict", default={}),
+        stacks=dict(type="dict", default={}),
         archive=dict(type="path"),
         host=dict(type="str"),
     )
@@ -78,6 +87,11 @@ class ActionModule(ControllerAction):
         summary = summary_of(args)
         dest = args["dest"] or os.path.join(args["log_root"], "summary.json")
         if not check_mode:
+            if args["stacks"]:
+                try:
+                    write_stacks(args["log_root"], args["stacks"], summary["stacks"], summary["stacks"]["text"])
+                except (OSError, ValueError) as exc:
+                    raise ActionError("the stacks of job %s were not written: %s" % (args["job"], exc)) from exc
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             with open(dest, "w", encoding="utf-8") as handle:
                 json.dump(summary, handle, indent=2, sort_keys=True)

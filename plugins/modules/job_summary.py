@@ -73,6 +73,14 @@ options:
       C(uncertainty), in seconds, node minus controller), to order failures of several nodes on one clock.
     type: dict
     default: {}
+  stacks:
+    description:
+      - Each node's result of M(cluster_suite.hpc.job_stacks) (host to the module's result; a node
+        without processes of the job as an empty C(processes) list). With it the summary groups the
+        ranks by identical stack, names the rank likely to hold the others up and each rank whose
+        process is gone, and the dumps are written under C(<log_root>/stacks/) (replaced).
+    type: dict
+    default: {}
   archive:
     description: A node's job log directory packed by tar (any compression); unpack it into
       C(<log_root>/<host>/) instead of summarising. Removed after unpacking.

@@ -73,7 +73,7 @@ VALUE_RULES = {
 for _name in ("openmpi_prefix", "openmpi_build_dir", "openmpi_link_dir", "openmpi_ring_dir", "cluster_env_npu_path",
               "cluster_env_gpu_path", "npu_env_install_path", "cluster_hccn_tool", "npu_network_hccn_conf",
               "npu_network_rank_table_path", "ssh_trust_user_shell", "cluster_python_env_path",
-              "cluster_python_provided"):
+              "cluster_python_provided", "cluster_tools_env_path"):
     VALUE_RULES[_name] = ("node_path", "an absolute path of letters, digits and / . _ - + without '..'")
 # Every host variable the checks read (filters pass these, plus each role setting of the specs).
 CHECKED_VARS = ("ansible_host", "ansible_port", "npu_device_count", "npu_model", "cluster_user",

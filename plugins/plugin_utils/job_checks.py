@@ -65,7 +65,7 @@ DEFAULTS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.
 # Required, so commented out in the defaults file: no default.
 REQUIRED = ("job_name", "job_launcher", "job_script")
 # Options of a run rather than of the job (read by role job's tasks themselves).
-RUN_OPTIONS = ("job_wait", "job_stop_grace", "job_render_only", "job_render_dir")
+RUN_OPTIONS = ("job_wait", "job_stop_grace", "job_stacks_root", "job_render_only", "job_render_dir")
 # Defaults the defaults file computes with Jinja from other settings (job_port from
 # cluster_master_port / cluster_torchrun_port, job_python from the inventory's launch_python).
 # Ansible resolves them before the job reaches these checks, so the text of the expression means

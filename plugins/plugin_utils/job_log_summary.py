@@ -72,15 +72,20 @@ def error_lines(text, limit=MAX_ERRORS):
     return picked[:limit]
 
 
+# The folder of the ranks' stacks beside the node folders (job_stacks.write_stacks).
+STACKS_FOLDER = "stacks"
+
+
 def host_folders(root, hosts=None):
     """The node folders under ``root`` to read: directories, never links (a copy gathered
     before links were refused may still hold some), and only those of ``hosts`` when given
-    (the nodes of this run: a folder of another node is left from an earlier run)."""
+    (the nodes of this run: a folder of another node is left from an earlier run); without
+    ``hosts``, the stacks folder is not a node's."""
     if not os.path.isdir(root):
         return []
     return [host for host in sorted(os.listdir(root))
             if os.path.isdir(os.path.join(root, host)) and not os.path.islink(os.path.join(root, host))
-            and (hosts is None or host in hosts)]
+            and (host in hosts if hosts is not None else host != STACKS_FOLDER)]
 
 
 def earlier_hosts(root, hosts):

@@ -99,6 +99,10 @@ def _check_format(host, settings):
             continue
         if not isinstance(value, str) or not VERSION.fullmatch(value):
             errors.append("%s: %s: %r is not a version (quote it, e.g. \"2.1.0\")" % (host, var, value))
+    py_spy = settings.get("python_env_py_spy_version")
+    if py_spy not in (None, "") and (not isinstance(py_spy, str) or not VERSION.fullmatch(py_spy) or "+" in py_spy):
+        errors.append("%s: python_env_py_spy_version: %r is not a release of py-spy (quote it, e.g. \"0.4.3\"; "
+                      "\"\" installs no tools)" % (host, py_spy))
     extras = settings.get("python_env_extra_requirements") or []
     if not isinstance(extras, list):
         errors.append("%s: python_env_extra_requirements: must be a list of name==version" % host)

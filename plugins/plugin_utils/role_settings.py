@@ -189,7 +189,7 @@ def cluster_backend(settings, host, groups=None):
 def _python_env(settings, host, groups=None):
     names = ("python_env_mindspore_version", "python_env_torch_version", "python_env_torch_npu_version",
              "python_env_apex_version", "python_env_extra_requirements", "python_env_cann_version",
-             "cluster_backend")
+             "cluster_backend", "python_env_py_spy_version")
     errors, _ = python_env.combination_problems(host, {name: settings.get(name) for name in names},
                                                 _load(PYTHON_ENV_COMPAT), None,
                                                 cluster_backend(settings, host, groups))
