@@ -56,7 +56,8 @@ def summary_of(args):
         summary["text"] += "\n  the job did not finish within job_timeout and was stopped"
     if args["stacks"]:
         exits = {row["rank"]: row["exit"] for row in summary["ranks"] if row.get("exit") is not None}
-        summary["stacks"] = analyse(args["stacks"], expected, exits)
+        started = [row["rank"] for row in summary["ranks"] if row.get("logs") or row.get("exit") is not None]
+        summary["stacks"] = analyse(args["stacks"], expected, exits, started)
         summary["stacks"]["folder"] = os.path.join(args["log_root"], "stacks")
         summary["stacks"]["text"] = "\n".join(render_stacks(summary["stacks"], summary["stacks"]["folder"]))
         summary["text"] += "\n" + summary["stacks"]["text"]

@@ -121,19 +121,23 @@ def _rank_list(members):
     return "; ".join(f"rank {', '.join(ranks)} on {host}" for host, ranks in by_host.items())
 
 
-def analyse(nodes, expected=None, exits=None):
+def analyse(nodes, expected=None, exits=None, started=None):
     """The stacks of a job: groups of ranks by identical stack, gone ranks, the likely cause.
 
     ``nodes``: {host: job_stacks result}; ``expected``: {rank: host} of the plan; ``exits``:
-    {rank: exit status} known from the ranks' status files (a gone rank that exited 0 finished).
+    {rank: exit status} known from the ranks' status files (a gone rank that exited 0 finished);
+    ``started``: the ranks that left a log or a status (one without a process and without either
+    has not started yet; without ``started`` every rank counts as started).
     """
     expected = {int(rank): host for rank, host in (expected or {}).items()}
     exits = {int(rank): code for rank, code in (exits or {}).items()}
     processes = collect(nodes)
     ranks = [item for item in processes if item.get("role") == "rank"]
     alive = {item["rank"] for item in ranks}
-    gone = [{"rank": rank, "host": host, "exit": exits.get(rank)}
-            for rank, host in sorted(expected.items()) if rank not in alive and exits.get(rank) != 0]
+    missing = [(rank, host) for rank, host in sorted(expected.items()) if rank not in alive and exits.get(rank) != 0]
+    started = set(expected) if started is None else {int(rank) for rank in started} | set(exits)
+    gone = [{"rank": rank, "host": host, "exit": exits.get(rank)} for rank, host in missing if rank in started]
+    not_started = [{"rank": rank, "host": host} for rank, host in missing if rank not in started]
     groups = {}
     for item in ranks:
         key = signature(item["frames"]) if item["frames"] else ("no stack", item.get("error") or "")
@@ -156,6 +160,7 @@ def analyse(nodes, expected=None, exits=None):
     return {
         "groups": group_list,
         "gone": gone,
+        "not_started": not_started,
         "likely_cause": causes,
         "others": [{"host": item["host"], "role": item["role"], "pid": item["pid"], "cmd": item.get("cmd"),
                     "where": item["where"], "error": item.get("error"), "stack": shown_frames(item["frames"])}
@@ -206,6 +211,8 @@ def render(analysis, folder):
     for item in analysis["gone"]:
         lines.append(f"    rank {item['rank']} on {item['host']}: its process is gone"
                      + (f" (exit {item['exit']})" if item.get("exit") is not None else ""))
+    for item in analysis.get("not_started", []):
+        lines.append(f"    rank {item['rank']} on {item['host']}: not started (no process, no log yet)")
     for item in analysis["likely_cause"]:
         lines.append(f"    likely cause: rank {item['rank']} on {item['host']}, {item['where']}, {item['reason']}")
     for group in analysis["groups"]:

@@ -105,6 +105,14 @@ def test_a_rank_whose_process_is_gone_is_named_and_blamed_while_the_others_wait(
     assert "    rank 3 on node2: its process is gone (exit 1)" in job_stacks.render(analysis, "s")
 
 
+def test_a_rank_without_process_log_or_status_has_not_started():
+    data = nodes(drop=(2, 3))
+    analysis = job_stacks.analyse(data, EXPECTED, exits={3: 1}, started=[0, 1])
+    assert analysis["gone"] == [{"rank": 3, "host": "node2", "exit": 1}]
+    assert analysis["not_started"] == [{"rank": 2, "host": "node2"}]
+    assert "    rank 2 on node2: not started (no process, no log yet)" in job_stacks.render(analysis, "s")
+
+
 def test_a_rank_that_finished_is_not_gone():
     analysis = job_stacks.analyse(nodes(drop=(3,)), EXPECTED, exits={3: 0})
     assert analysis["gone"] == [] and analysis["likely_cause"] == []
