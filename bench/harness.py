@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -207,13 +208,21 @@ class Sandbox:
         if os.environ.get("BENCH_KEEP_SANDBOX") != "1":
             self._run("down")
 
+    def grow(self, nodes):
+        """Bring the sandbox to `nodes` nodes: the new ones made, the inventory and known_hosts rewritten."""
+        log("sandbox %s: %d -> %d nodes" % (self.prefix, self.nodes, nodes))
+        self.nodes = nodes
+        self.env["NODES"] = str(nodes)
+        self._run("up")
+
 
 class PlaybookRun:
-    """One playbook run: status, rc, wall seconds (start to end, as the user waits) and its events."""
+    """One playbook run: status, rc, wall seconds (start to end, as the user waits), the controller's
+    CPU seconds (ansible-playbook, its workers and the ssh clients they waited for) and its events."""
 
-    def __init__(self, status, rc, wall, started, events, loadavg):
+    def __init__(self, status, rc, wall, started, events, loadavg, controller_cpu=None):
         self.status, self.rc, self.wall, self.started, self.events = status, rc, wall, started, events
-        self.loadavg = loadavg
+        self.loadavg, self.controller_cpu = loadavg, controller_cpu
 
     @property
     def ok(self):
@@ -222,7 +231,8 @@ class PlaybookRun:
     def describe(self):
         return {"wall_seconds": round(self.wall, 3), "rc": self.rc, "status": self.status,
                 "plays": play_durations(self.events), "slowest_tasks": slowest_tasks(self.events),
-                "changed": recap(self.events)["totals"].get("changed", 0), "loadavg_before": self.loadavg}
+                "changed": recap(self.events)["totals"].get("changed", 0), "loadavg_before": self.loadavg,
+                "controller_cpu_seconds": None if self.controller_cpu is None else round(self.controller_cpu, 3)}
 
 
 def run_playbook(playbook, inventory, extravars=None, config=PROJECT_CFG, envvars=None, cmdline=None):
@@ -238,14 +248,31 @@ def run_playbook(playbook, inventory, extravars=None, config=PROJECT_CFG, envvar
     loadavg = [round(value, 2) for value in os.getloadavg()]
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as private:
         started = time.time()
-        clock = time.monotonic()
+        clock, cpu = time.monotonic(), controller_cpu_seconds()
         runner = _runner().run(
             private_data_dir=private, project_dir=ROOT, playbook=os.path.join(ROOT, playbook),
             inventory=os.path.abspath(inventory), extravars=extravars or {}, quiet=True,
             envvars=env, cmdline=cmdline)
-        wall = time.monotonic() - clock
+        wall, cpu = time.monotonic() - clock, controller_cpu_seconds() - cpu
         events = list(runner.events)
-    return PlaybookRun(runner.status, runner.rc, wall, started, events, loadavg)
+    return PlaybookRun(runner.status, runner.rc, wall, started, events, loadavg, cpu)
+
+
+def controller_cpu_seconds():
+    """User + system seconds of this process's finished children (ansible-playbook, its workers, ssh).
+
+    SSH masters that ControlPersist detached are not children: close them (close_masters) to end
+    a run's connections; their own CPU is not counted.
+    """
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def close_masters(directory):
+    """Ask every SSH master whose socket is in `directory` to exit (they would linger for ControlPersist)."""
+    for name in os.listdir(directory):
+        subprocess.run(["ssh", "-o", "ControlPath=" + os.path.join(directory, name), "-O", "exit", "bench-master"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=30)
 
 
 def _runner():
@@ -278,7 +305,8 @@ def write_result(name, result, chart=None):
     log("wrote %s" % os.path.relpath(path, ROOT))
     if chart:
         png = os.path.join(RESULTS_DIR, name + ".png")
-        draw_chart(png, **chart)
+        (draw_bars if chart.get("bars") else draw_chart)(png, **{key: value for key, value in chart.items()
+                                                                 if key != "bars"})
         log("wrote %s" % os.path.relpath(png, ROOT))
     return result
 
@@ -310,6 +338,36 @@ def draw_chart(path, title, summary, xlabel, ylabel="seconds (median; bars: min 
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     axes.grid(alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def draw_bars(path, title, summary, xlabel, labels=None):
+    """One horizontal bar per series and size (its median), the series top to bottom in their order."""
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    sizes = sorted({int(size) for sizes in summary.values() for size in sizes})
+    series = list(summary)
+    height = 0.8 / max(len(sizes), 1)
+    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * len(series) * max(len(sizes), 1) ** 0.5), dpi=110)
+    for offset, size in enumerate(sizes):
+        positions = [index + offset * height for index in range(len(series))]
+        medians = [summary[name].get(str(size), {}).get("median", 0) for name in series]
+        bars = axes.barh(positions, medians, height=height, label="%d %s" % (size, xlabel))
+        for bar, median in zip(bars, medians):
+            axes.annotate("%.3g s" % median, (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+                          textcoords="offset points", xytext=(3, -3), fontsize=7)
+    axes.set_yticks([index + height * (len(sizes) - 1) / 2 for index in range(len(series))])
+    axes.set_yticklabels([(labels or {}).get(name, name) for name in series], fontsize=7)
+    axes.invert_yaxis()
+    axes.set_xlabel("seconds (wall)")
+    axes.set_title(title, fontsize=10)
+    axes.grid(axis="x", alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
     figure.savefig(path)

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 
-ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance")
+ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance", "fleet_faults")
 
 
 def load_results(results_dir=harness.RESULTS_DIR):
@@ -32,16 +32,10 @@ def _seconds(value):
     return "%.3g s" % value if value < 10 else "%.0f s" % value
 
 
-def scenario_markdown(result, image_prefix):
-    """One scenario: a table of medians (min-max) per series and size, its aims and notes."""
-    summary = result.get("summary", {})
+def _table(summary, labels, size_word):
+    """A Markdown table of medians (min-max) per series and size, and a blank line."""
     sizes = sorted({int(size) for series in summary.values() for size in series})
-    size_word = result.get("size_label", "nodes")
-    lines = ["#### %s" % result.get("title", result["scenario"]), "",
-             "%s. Measured %s on %s CPUs (commit %s), %s run(s) per point." % (
-                 result.get("metric", ""), result.get("measured", "?"), result.get("machine", {}).get("cpus", "?"),
-                 result.get("versions", {}).get("commit", "?"), result.get("repeat", "?")), "",
-             "| series | " + " | ".join("%d %s" % (size, size_word) for size in sizes) + " |",
+    lines = ["| series | " + " | ".join("%d %s" % (size, size_word) for size in sizes) + " |",
              "|---|" + "---|" * len(sizes)]
     for series, per_size in summary.items():
         cells = []
@@ -53,8 +47,21 @@ def scenario_markdown(result, image_prefix):
                 cells.append(_seconds(stats["median"]))
             else:
                 cells.append("%s (%s-%s)" % (_seconds(stats["median"]), _seconds(stats["min"]), _seconds(stats["max"])))
-        lines.append("| %s | %s |" % (result.get("labels", {}).get(series, series), " | ".join(cells)))
-    lines.append("")
+        lines.append("| %s | %s |" % (labels.get(series, series), " | ".join(cells)))
+    return lines + [""]
+
+
+def scenario_markdown(result, image_prefix):
+    """One scenario: a table of medians (min-max) per series and size, its further tables
+    (result["tables"]: a caption and a summary each), its aims and notes."""
+    lines = ["#### %s" % result.get("title", result["scenario"]), "",
+             "%s. Measured %s on %s CPUs (commit %s), %s run(s) per point." % (
+                 result.get("metric", ""), result.get("measured", "?"), result.get("machine", {}).get("cpus", "?"),
+                 result.get("versions", {}).get("commit", "?"), result.get("repeat", "?")), ""]
+    lines += _table(result.get("summary", {}), result.get("labels", {}), result.get("size_label", "nodes"))
+    for table in result.get("tables", []):
+        lines += [table["caption"], ""] + _table(table["summary"], result.get("labels", {}),
+                                                  result.get("size_label", "nodes"))
     for entry in result.get("aims", []):
         verdict = {True: "met", False: "NOT met", None: "not measured"}[entry["met"]]
         lines.append("- Aim: %s. Measured %s (limit %s %s): **%s**." % (

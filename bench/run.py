@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the benchmarks: every scenario, or the ones named, on the sandbox.
 
-    bench/run.py                                # all five, with their default sizes and repeats
+    bench/run.py                                # all of them, with their default sizes and repeats
     bench/run.py doctor --nodes 2 8 --repeat 3  # one scenario, its own sizes
     bench/run.py --list
 
@@ -22,7 +22,7 @@ import harness  # noqa: E402  (bench/ is not a package: found through the path e
 import report  # noqa: E402
 
 # In the order the issue lists them; the cheapest that needs no node runs last.
-SCENARIOS = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance")
+SCENARIOS = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance", "fleet_faults")
 
 
 def main():

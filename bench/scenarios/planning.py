@@ -27,6 +27,9 @@ import yaml
 import harness
 
 sys.path.insert(0, os.path.join(harness.ROOT, "plugins", "plugin_utils"))
+# The plan's modules import each other by the collection's name: the checkout is the collection
+# through collections/ansible_collections/cluster_suite/hpc.
+sys.path.append(os.path.join(harness.ROOT, "collections"))
 
 import device_plan  # noqa: E402  (plugins/plugin_utils, found through the sys.path entry above)
 import rank_table  # noqa: E402

@@ -19,7 +19,6 @@ A re-run must change nothing: the changed counts of every re-run are recorded an
 
 import importlib.util
 import os
-import resource
 import shutil
 import subprocess
 import tempfile
@@ -273,12 +272,6 @@ def mitogen_version(site_dir):
     return "?"
 
 
-def controller_cpu_seconds():
-    """User + system seconds of this process's finished children (ansible-playbook, its workers, ssh)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def nodes_cpu_seconds(containers):
     """CPU seconds the containers have used so far (their cgroups); None when one cannot be read."""
     total = 0.0
@@ -301,13 +294,6 @@ def _read(path):
         return None
 
 
-def close_masters(directory):
-    """Ask every SSH master whose socket is in `directory` to exit (they would linger for ControlPersist)."""
-    for name in os.listdir(directory):
-        subprocess.run(["ssh", "-o", "ControlPath=" + os.path.join(directory, name), "-O", "exit", "bench-master"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=30)
-
-
 def timed_run(sandbox, series, mitogen_dir):
     """One site.yml run of a series, with a ControlPath directory of its own: (run, CPU seconds)."""
     config = DEFAULTS_CFG if series == "defaults" else harness.PROJECT_CFG
@@ -316,13 +302,13 @@ def timed_run(sandbox, series, mitogen_dir):
     if series == "mitogen":
         env.update(mitogen_envvars(mitogen_dir, os.environ.get("PYTHONPATH", "")))
     containers = ["%s-node%d" % (sandbox.prefix, index) for index in range(1, sandbox.nodes + 1)]
-    nodes_before, controller_before = nodes_cpu_seconds(containers), controller_cpu_seconds()
+    nodes_before, controller_before = nodes_cpu_seconds(containers), harness.controller_cpu_seconds()
     try:
         played = harness.run_playbook(PLAYBOOK, sandbox.inventory, config=config, envvars=env)
-        controller = controller_cpu_seconds() - controller_before
+        controller = harness.controller_cpu_seconds() - controller_before
         nodes_after = nodes_cpu_seconds(containers)
     finally:
-        close_masters(control)
+        harness.close_masters(control)
         shutil.rmtree(control, ignore_errors=True)
     nodes = None if None in (nodes_before, nodes_after) else nodes_after - nodes_before
     cpu = {"controller": round(controller, 3), "nodes": None if nodes is None else round(nodes, 3),

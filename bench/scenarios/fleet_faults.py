@@ -1,0 +1,498 @@
+"""Scenario 7: a fleet with faults, one after another on one sandbox of N nodes (16 by default).
+
+The same faults as Molecule proves on a few nodes, each step one playbook run, timed (wall and the
+controller's CPU) and its outcome asserted (exit code, the node ledger, the reports, the nodes'
+files): a step whose outcome is not the expected one stops the scenario, never reports a time.
+With D the last node, S the one before it, R node2 and A a new node N+1:
+
+ 1. provision        site.yml on every node
+ 2. dead_site        D stopped (podman stop): site.yml carries on, D quarantined `unreachable`
+ 3. dead_doctor      the doctor: only D fails (ssh_login); every other node passes
+ 4. dead_acceptance  acceptance: every node but D healthy and passed in the ledger
+ 5. return_refused   D started again: fleet.yml return is refused (D has not passed the doctor)
+ 6. return           fleet.yml return, forced with a reason (site.yml left D out of every
+                     node's known_hosts, so the doctor would fail the others' SSH mesh to D)
+ 7. replace_refused  R reinstalled (new host keys): replace.yml with a wrong fingerprint is
+                     refused, the controller's and node1's known_hosts unchanged
+ 8. replace          replace.yml with R's fingerprint: R's new key in node1's known_hosts, the old
+                     one out; its site.yml brings D back into every node's known_hosts too
+ 9. slow_acceptance  every node's egress shaped with tbf (100mbit), S's to 25mbit: acceptance
+                     quarantines S alone
+10. launch           launch.yml (the mpirun fan-out job) without any -e: S gets no rank
+11. add              S returned (forced), node A made: add.yml gives A every role, OpenMPI not
+                     rebuilt, A in node1's /etc/hosts and known_hosts
+
+Every run has a ControlPath directory of its own, closed afterwards, and the ledger lives in a
+temporary XDG_STATE_HOME. The controller's CPU is that of ansible-playbook, its workers and the
+ssh clients (resource.getrusage of the children); the detached ControlPersist masters are not
+counted.
+"""
+
+import glob
+import hashlib
+import json
+import math
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import harness
+from scenarios import acceptance, doctor, launch_fanout, openmpi
+
+TITLE = "A fleet with faults: a dead node, its return, a replaced, a slow and an added node"
+DEFAULT_SIZES = [16]
+DEFAULT_REPEAT = 1
+STEPS = ("provision", "dead_site", "dead_doctor", "dead_acceptance", "return_refused", "return",
+         "replace_refused", "replace", "slow_acceptance", "launch", "add")
+LABELS = {
+    "provision": "site.yml, every node",
+    "dead_site": "site.yml, D stopped: D quarantined (unreachable)",
+    "dead_doctor": "doctor.yml, D stopped: only D fails",
+    "dead_acceptance": "acceptance.yml, D stopped: the others judged",
+    "return_refused": "fleet.yml return D: refused (no doctor pass)",
+    "return": "fleet.yml return D, forced with a reason",
+    "replace_refused": "replace.yml R, wrong fingerprint: refused",
+    "replace": "replace.yml R, its fingerprint (site.yml)",
+    "slow_acceptance": "acceptance.yml, S shaped to a quarter: S quarantined",
+    "launch": "launch.yml (mpirun job): S gets no rank",
+    "add": "add.yml A (site.yml, OpenMPI not rebuilt)",
+}
+DEFAULT_MAX_FAIL_PERCENTAGE = 10  # role cluster's cluster_max_fail_percentage
+SHAPE = "bench/playbooks/acceptance_shape.yml"
+SLOW_RATE = "25mbit"
+ACCEPTANCE_SETTINGS = {"acceptance_timeout": acceptance.TIMEOUT,
+                       "acceptance_intra_slow_ratio": acceptance.INTRA_SLOW_RATIO}
+LEDGER_UTILS = os.path.join(harness.ROOT, "plugins", "plugin_utils")
+
+
+class StepFailed(SystemExit):
+    pass
+
+
+# ---------------------------------------------------------------- pure functions
+
+def roles(nodes):
+    """The nodes each fault is done to: D (dead), S (slow), R (replaced), A (added)."""
+    if nodes < 4:
+        raise ValueError("fleet_faults needs at least 4 nodes (node1 the master, R, S and D apart), got %d" % nodes)
+    return {"dead": "node%d" % nodes, "slow": "node%d" % (nodes - 1), "replaced": "node2",
+            "added": "node%d" % (nodes + 1)}
+
+
+def max_fail_settings(nodes):
+    """The -e that lets one node of `nodes` be lost (Ansible's rule: lost / nodes > percent / 100
+    stops everything); nothing when role cluster's default already does."""
+    needed = math.ceil(100 / nodes)
+    return {} if needed <= DEFAULT_MAX_FAIL_PERCENTAGE else {"cluster_max_fail_percentage": needed}
+
+
+def run_output(events):
+    """The text ansible-playbook printed, from the runner's events."""
+    return "\n".join(event.get("stdout", "") for event in events if event.get("stdout"))
+
+
+def per_host(recap_stats, counter, hosts):
+    """{host: n} of a recap counter for the given hosts (0 where the recap has none)."""
+    return {host: (recap_stats.get(counter) or {}).get(host, 0) for host in hosts}
+
+
+def changed_tasks(events, hosts):
+    """{host: sorted names of the tasks that reported changed there} for the given hosts."""
+    found = {host: set() for host in hosts}
+    for result in harness.task_host_durations(events):
+        if result["changed"] and result["host"] in found:
+            found[result["host"]].add(result["task"])
+    return {host: sorted(tasks) for host, tasks in found.items()}
+
+
+def node_state(ledger, node):
+    """(state, source, the node's entry) in a ledger; a node the ledger does not know is in service."""
+    entry = (ledger.get("nodes") or {}).get(node) or {}
+    return entry.get("state", "in_service"), entry.get("source"), entry
+
+
+def verdict(ledger, node, source):
+    return (((ledger.get("nodes") or {}).get(node) or {}).get("verdicts") or {}).get(source, {}).get("result")
+
+
+def step_summary(steps, key):
+    """Samples.summary() of one figure of every step: {step: {nodes: stats}}."""
+    samples = harness.Samples()
+    for step in steps:
+        if step.get(key) is not None:
+            samples.add(step["step"], step["size"], step[key])
+    summary = samples.summary()
+    return {name: summary[name] for name in STEPS if name in summary}
+
+
+# ---------------------------------------------------------------- the sandbox's nodes
+
+def podman_exec(sandbox, node, command):
+    """A command on a node through podman (the node's console), its stdout; failures raise."""
+    return subprocess.run(["podman", "exec", "%s-%s" % (sandbox.prefix, node), "sh", "-c", command],
+                          capture_output=True, text=True, check=True, timeout=120).stdout
+
+
+def podman(*argv):
+    subprocess.run(["podman", *argv], check=True, stdout=subprocess.DEVNULL, timeout=300)
+
+
+def node_address(sandbox, node):
+    import yaml  # noqa: PLC0415  (PyYAML comes with ansible-core in the venv)
+
+    with open(sandbox.inventory, encoding="utf-8") as handle:
+        inventory = yaml.safe_load(handle)
+    for group in inventory["all"]["children"]["cluster"]["children"].values():
+        if node in (group.get("hosts") or {}):
+            return group["hosts"][node]["ansible_host"]
+    raise StepFailed("bench: %s is not in %s" % (node, sandbox.inventory))
+
+
+def wait_for_sshd(address, timeout=180):
+    """Until sshd answers on the address with its banner."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((address, 22), timeout=5) as connection:
+                if connection.recv(64).startswith(b"SSH-"):
+                    return
+        except OSError:
+            pass
+        time.sleep(1)
+    raise StepFailed("bench: no sshd on %s after %d s" % (address, timeout))
+
+
+def sha256_of(path):
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+# ---------------------------------------------------------------- one fleet
+
+class Fleet:
+    """One sandbox, its ledger and the steps measured on it."""
+
+    def __init__(self, sandbox, state_home, report_dir):
+        self.sandbox, self.state_home, self.report_dir = sandbox, state_home, report_dir
+        self.size = sandbox.nodes
+        self.faults = roles(sandbox.nodes)
+        self.steps = []
+
+    # --- runs
+
+    def play(self, playbook, extravars=None, cmdline=None):
+        """One playbook run with a ControlPath directory of its own, closed afterwards."""
+        control = tempfile.mkdtemp(prefix="bench-cp-")
+        try:
+            return harness.run_playbook(playbook, self.sandbox.inventory, extravars, cmdline=cmdline,
+                                        envvars={"ANSIBLE_SSH_CONTROL_PATH_DIR": control,
+                                                 "XDG_STATE_HOME": self.state_home})
+        finally:
+            harness.close_masters(control)
+            shutil.rmtree(control, ignore_errors=True)
+
+    def step(self, name, run, checks, **extra):
+        """Assert every (condition, what) of `checks` for the run, then keep its figures."""
+        for condition, what in checks:
+            if not condition:
+                failed = [(result["host"], result["task"]) for result in harness.task_host_durations(run.events)
+                          if result["status"] in ("failed", "unreachable")]
+                raise StepFailed("bench: fleet_faults step %s on %d nodes: expected %s (rc %s; failed tasks %s); "
+                                 "the end of its output:\n%s" % (name, self.size, what, run.rc, failed[:6],
+                                                                 run_output(run.events)[-3000:]))
+        nodes = len(self.hosts())
+        described = run.describe()
+        cpu = described["controller_cpu_seconds"]
+        self.steps.append(dict(described, step=name, size=self.size, cluster_nodes=nodes,
+                               cpu_per_node=None if cpu is None else round(cpu / nodes, 3),
+                               checked=[what for _, what in checks], **extra))
+        harness.log("fleet_faults %s on %d nodes: %.1f s, controller CPU %s s (%s s per node), rc %s" % (
+            name, nodes, run.wall, cpu, self.steps[-1]["cpu_per_node"], run.rc))
+
+    # --- what the steps read
+
+    def hosts(self):
+        return ["node%d" % index for index in range(1, self.sandbox.nodes + 1)]
+
+    def ledger(self):
+        found = glob.glob(os.path.join(self.state_home, "cluster-suite", "ledger", "*.json"))
+        if len(found) != 1:
+            raise StepFailed("bench: expected one node ledger under %s, found %s" % (self.state_home, found))
+        with open(found[0], encoding="utf-8") as handle:
+            return json.load(handle)
+
+    def node_file(self, node, path):
+        return podman_exec(self.sandbox, node, "cat %s" % shlex.quote(path))
+
+    def host_key(self, node):
+        """(the key's base64 blob, its SHA256 fingerprint) of a node's ed25519 host key, on its console."""
+        lines = podman_exec(self.sandbox, node, "cat /etc/ssh/ssh_host_ed25519_key.pub && "
+                                                "ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub").splitlines()
+        return lines[0].split()[1], lines[1].split()[1]
+
+    def others(self, *left_out):
+        return [host for host in self.hosts() if host not in left_out]
+
+    # --- the steps
+
+    def provision(self):
+        run = self.play("site.yml")
+        recap = harness.recap(run.events)
+        self.step("provision", run, [
+            (run.rc == 0, "site.yml exits 0"),
+            (sum(per_host(recap, "failures", self.hosts()).values()) == 0, "no failed task on any node"),
+        ])
+        run = self.play(SHAPE)
+        if run.rc != 0:
+            raise StepFailed("bench: shaping the nodes failed (rc %s)" % run.rc)
+
+    def dead_node(self):
+        dead = self.faults["dead"]
+        podman("stop", "-t", "0", "%s-%s" % (self.sandbox.prefix, dead))
+        others = self.others(dead)
+        run = self.play("site.yml", max_fail_settings(self.size))
+        recap, ledger = harness.recap(run.events), self.ledger()
+        state, source, _ = node_state(ledger, dead)
+        self.step("dead_site", run, [
+            (run.rc != 0, "site.yml exits non-zero"),
+            (per_host(recap, "dark", [dead])[dead] + per_host(recap, "failures", [dead])[dead] > 0,
+             "%s failed or unreachable in the recap" % dead),
+            (sum(per_host(recap, "failures", others).values()) + sum(per_host(recap, "dark", others).values()) == 0,
+             "no failed or unreachable task on the other nodes"),
+            ("%s: unreachable in play" % dead in run_output(run.events), "the run names %s as unreachable" % dead),
+            ((state, source) == ("quarantined", "unreachable"), "%s quarantined with source unreachable" % dead),
+            (all(node_state(ledger, node)[0] == "in_service" for node in others), "every other node in service"),
+        ])
+
+        report_path = os.path.join(self.report_dir, "doctor-dead.json")
+        run = self.play("playbooks/doctor.yml", dict(doctor.BUSY_SETTINGS, doctor_report_path=report_path))
+        with open(report_path, encoding="utf-8") as handle:
+            report = json.load(handle)
+        failed = sorted({entry["node"] for entry in report["entries"] if entry["status"] == "fail"})
+        ledger = self.ledger()
+        self.step("dead_doctor", run, [
+            (run.rc != 0, "doctor.yml exits non-zero"),
+            (failed == [dead], "failed checks on %s alone (found on %s)" % (dead, failed)),
+            (any(entry["node"] == dead and entry["check"] == "ssh_login" and entry["status"] == "fail"
+                 for entry in report["entries"]), "%s's ssh_login fails" % dead),
+            (node_state(ledger, dead)[0] == "quarantined", "%s still quarantined" % dead),
+            (all(node_state(ledger, node)[0] == "in_service" and verdict(ledger, node, "doctor") == "pass"
+                 for node in others), "every other node in service with the doctor's pass"),
+        ], report_summary=report["summary"])
+
+        report_dir = os.path.join(self.report_dir, "acceptance-dead")
+        run = self.play("playbooks/acceptance.yml", dict(ACCEPTANCE_SETTINGS, acceptance_report_dir=report_dir))
+        report = self.acceptance_report(report_dir)
+        ledger = self.ledger()
+        self.step("dead_acceptance", run, [
+            (run.rc != 0, "acceptance.yml exits non-zero"),
+            (sorted(report.get("healthy") or []) == sorted(others), "every node but %s healthy (healthy: %s)" % (
+                dead, report.get("healthy"))),
+            (node_state(ledger, dead)[0] == "quarantined", "%s still quarantined" % dead),
+            (all(node_state(ledger, node)[0] == "in_service" and verdict(ledger, node, "acceptance") == "pass"
+                 for node in others), "every other node in service with acceptance's pass"),
+        ], excluded=report.get("excluded"))
+
+    def return_node(self):
+        dead = self.faults["dead"]
+        podman("start", "%s-%s" % (self.sandbox.prefix, dead))
+        wait_for_sshd(node_address(self.sandbox, dead))
+        before = self.ledger()
+        run = self.play("playbooks/fleet.yml", cmdline=self.json_vars(
+            fleet_action="return", fleet_nodes=[dead]))
+        self.step("return_refused", run, [
+            (run.rc != 0, "fleet.yml return exits non-zero"),
+            ("%s: not passed by the doctor since it was quarantined" % dead in run_output(run.events),
+             "the refusal names %s and the doctor" % dead),
+            (self.ledger() == before, "the ledger unchanged"),
+        ])
+        run = self.play("playbooks/fleet.yml", cmdline=self.json_vars(
+            fleet_action="return", fleet_nodes=[dead], fleet_force=True,
+            fleet_reason="bench: powered on again, rejoins through site.yml"))
+        state, _, entry = node_state(self.ledger(), dead)
+        self.step("return", run, [
+            (run.rc == 0, "fleet.yml return exits 0"),
+            (state == "in_service", "%s in service" % dead),
+            ("forced: bench: powered on again" in (entry.get("reason") or ""), "the forced return's reason recorded"),
+        ])
+
+    def replace(self):
+        replaced, dead = self.faults["replaced"], self.faults["dead"]
+        old_blob, _ = self.host_key(replaced)
+        podman_exec(self.sandbox, replaced, "rm -f /etc/ssh/ssh_host_*")
+        podman("restart", "-t", "0", "%s-%s" % (self.sandbox.prefix, replaced))
+        wait_for_sshd(node_address(self.sandbox, replaced))
+        new_blob, fingerprint = self.host_key(replaced)
+        controller_known = os.path.join(os.path.dirname(self.sandbox.inventory), "known_hosts")
+        sums = (sha256_of(controller_known), hashlib.sha256(self.node_file("node1", "/etc/ssh/ssh_known_hosts").encode()).hexdigest())
+        wrong = "SHA256:" + "A" * 43
+        run = self.play("playbooks/replace.yml", cmdline=self.json_vars(
+            fleet_nodes=[replaced], fleet_host_key_fingerprint=wrong))
+        after = (sha256_of(controller_known), hashlib.sha256(self.node_file("node1", "/etc/ssh/ssh_known_hosts").encode()).hexdigest())
+        self.step("replace_refused", run, [
+            (old_blob != new_blob, "%s has a new host key" % replaced),
+            (run.rc != 0, "replace.yml exits non-zero"),
+            ("%s: fleet_host_key_fingerprint: %s matches none" % (replaced, wrong) in run_output(run.events),
+             "the refusal names %s and the fingerprint" % replaced),
+            (after == sums, "the controller's and node1's known_hosts unchanged"),
+        ])
+        run = self.play("playbooks/replace.yml", cmdline=self.json_vars(
+            fleet_nodes=[replaced], fleet_host_key_fingerprint=fingerprint))
+        known = self.node_file("node1", "/etc/ssh/ssh_known_hosts")
+        with open(controller_known, encoding="utf-8") as handle:
+            controller = handle.read()
+        dead_blob, _ = self.host_key(dead)
+        recap = harness.recap(run.events)
+        self.step("replace", run, [
+            (run.rc == 0, "replace.yml exits 0"),
+            (sum(per_host(recap, "failures", self.hosts()).values()) == 0, "no failed task on any node"),
+            (new_blob in known and old_blob not in known, "node1's known_hosts: %s's new key in, the old out" % replaced),
+            (new_blob in controller and old_blob not in controller, "the controller's known_hosts: the new key, not the old"),
+            (dead_blob in known, "node1's known_hosts holds %s again" % dead),
+        ])
+
+    def slow_node(self):
+        slow = self.faults["slow"]
+        for extravars, cmdline in (({}, None), ({"bench_shape_rate": SLOW_RATE}, "--limit %s" % slow)):
+            run = self.play(SHAPE, extravars, cmdline=cmdline)
+            if run.rc != 0:
+                raise StepFailed("bench: shaping the nodes failed (rc %s)" % run.rc)
+        others = self.others(slow)
+        report_dir = os.path.join(self.report_dir, "acceptance-slow")
+        run = self.play("playbooks/acceptance.yml", dict(ACCEPTANCE_SETTINGS, acceptance_report_dir=report_dir))
+        report = self.acceptance_report(report_dir)
+        ledger = self.ledger()
+        state, source, _ = node_state(ledger, slow)
+        self.step("slow_acceptance", run, [
+            (run.rc != 0, "acceptance.yml exits non-zero"),
+            (sorted(report.get("excluded") or {}) == [slow], "%s alone left out (left out: %s)" % (
+                slow, report.get("excluded"))),
+            ((state, source) == ("quarantined", "acceptance"), "%s quarantined by acceptance" % slow),
+            (all(node_state(ledger, node)[0] == "in_service" for node in others), "every other node in service"),
+        ], excluded=report.get("excluded"), table=report_lines(report_dir))
+
+        job = launch_fanout.load_job(os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"]))
+        job_logs = os.path.join(launch_fanout.LOGS_ROOT, job["job_name"])
+        shutil.rmtree(job_logs, ignore_errors=True)
+        run = self.play(launch_fanout.PLAYBOOK, cmdline="-e %s" % shlex.quote(
+            "@" + os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"])))
+        records = launch_fanout.read_started(job_logs)
+        problem = launch_fanout.ranks_problem(records, launch_fanout.expected_ranks(job, len(others)))
+        rank_hosts = sorted({record["host"] for record in records})
+        self.step("launch", run, [
+            (run.rc == 0, "launch.yml exits 0"),
+            (problem is None, "exactly the ranks of %d nodes (%s)" % (len(others), problem)),
+            (rank_hosts == sorted(others), "ranks on every node but %s (on %s)" % (slow, rank_hosts)),
+        ], ranks=len(records))
+
+    def add(self):
+        slow, added = self.faults["slow"], self.faults["added"]
+        run = self.play(SHAPE, {}, cmdline="--limit %s" % slow)
+        returned = self.play("playbooks/fleet.yml", cmdline=self.json_vars(
+            fleet_action="return", fleet_nodes=[slow], fleet_force=True, fleet_reason="bench: link repaired"))
+        if run.rc != 0 or returned.rc != 0 or node_state(self.ledger(), slow)[0] != "in_service":
+            raise StepFailed("bench: returning %s before the add failed (rc %s, %s)" % (slow, run.rc, returned.rc))
+        old = self.hosts()
+        self.sandbox.grow(self.sandbox.nodes + 1)
+        run = self.play("playbooks/add.yml", cmdline=self.json_vars(fleet_nodes=[added]))
+        recap = harness.recap(run.events)
+        blob, _ = self.host_key(added)
+        address = node_address(self.sandbox, added)
+        etc_hosts = self.node_file("node1", "/etc/hosts")
+        builds = harness.changed_hosts(run.events, openmpi.COMPILE_TASK)
+        self.step("add", run, [
+            (run.rc == 0, "add.yml exits 0"),
+            (sum(per_host(recap, "failures", self.hosts()).values()) == 0, "no failed task on any node"),
+            (per_host(recap, "ok", [added])[added] > 0, "%s provisioned" % added),
+            (builds == [], "OpenMPI not rebuilt (built on %s)" % builds),
+            (blob in self.node_file("node1", "/etc/ssh/ssh_known_hosts"), "%s's key in node1's known_hosts" % added),
+            (any(line.split()[:1] == [address] and added in line.split()[1:] for line in etc_hosts.splitlines()),
+             "%s in node1's /etc/hosts" % added),
+        ], old_nodes_changed=changed_tasks(run.events, old))
+
+    # --- helpers of the steps
+
+    @staticmethod
+    def json_vars(**variables):
+        return "-e %s" % shlex.quote(json.dumps(variables))
+
+    @staticmethod
+    def acceptance_report(report_dir):
+        with open(os.path.join(report_dir, "report.json"), encoding="utf-8") as handle:
+            return json.load(handle)
+
+
+def report_lines(directory):
+    with open(os.path.join(directory, "report.txt"), encoding="utf-8") as handle:
+        return handle.read().splitlines()
+
+
+# ---------------------------------------------------------------- the scenario
+
+def run(sizes, repeat, args):
+    del args  # no options of its own
+    steps = []
+    for nodes in sizes:
+        roles(nodes)  # refuse too few nodes before a sandbox is made
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory(prefix="bench-fleet-") as scratch:
+                state_home, report_dir = os.path.join(scratch, "state"), os.path.join(scratch, "reports")
+                os.makedirs(report_dir)
+                sandbox = harness.Sandbox("bench-fleet-%d" % nodes, nodes, npu_devices=0, ml=True)
+                sandbox.env["XDG_STATE_HOME"] = state_home
+                with sandbox:
+                    fleet = Fleet(sandbox, state_home, report_dir)
+                    try:
+                        for fault in (fleet.provision, fleet.dead_node, fleet.return_node, fleet.replace,
+                                      fleet.slow_node, fleet.add):
+                            fault()
+                    finally:
+                        steps += fleet.steps
+            harness.write_result("fleet_faults", *assemble(steps, sizes, repeat))
+    return assemble(steps, sizes, repeat)
+
+
+def assemble(steps, sizes, repeat):
+    """The result and chart from the steps so far."""
+    walls = step_summary(steps, "wall_seconds")
+    cpu = step_summary(steps, "controller_cpu_seconds")
+    per_node = step_summary(steps, "cpu_per_node")
+    loads = [step["loadavg_before"] for step in steps if step.get("loadavg_before")]
+    largest = max(sizes)
+    done = {step["step"] for step in steps if step["size"] == largest}
+    result = {
+        "title": TITLE,
+        "metric": "Wall time of each step's playbook run, its outcome asserted (exit code, the node ledger, "
+                  "reports, the nodes' files); D the last node, S the one before, R node2, A a new node",
+        "size_label": "nodes",
+        "repeat": repeat,
+        "labels": LABELS,
+        "summary": walls,
+        "tables": [{"caption": "The controller's CPU seconds per step (ansible-playbook, its workers, the ssh "
+                               "clients):", "summary": cpu},
+                   {"caption": "The controller's CPU seconds per node of the cluster at that step "
+                               "(add: N+1 nodes):", "summary": per_node}],
+        "aims": [harness.aim("every step's outcome as expected on %d nodes (steps done)" % largest,
+                             len(done), len(STEPS), "==")],
+        "notes": [
+            "Each step's outcome is asserted before its time is kept: %s." % "; ".join(
+                "%s: %s" % (step["step"], ", ".join(step["checked"])) for step in steps if step["size"] == largest),
+            "Not timed: shaping every node's egress with tbf to 100mbit after provisioning (the sandbox's "
+            "traffic is CPU-bound and noisy otherwise) and S's to %s before slow_acceptance; stopping, "
+            "starting and reinstalling nodes (podman); S's forced return and node A's creation before add." % SLOW_RATE,
+            "The sandbox's nodes share the controller's %d cores, and other work shared the machine: 1-minute load "
+            "average before the steps %s. Wall times are inflated by it; the controller's CPU seconds much less." % (
+                os.cpu_count(), "-" if not loads else "%.1f to %.1f" % (min(load[0] for load in loads),
+                                                                         max(load[0] for load in loads))),
+            "The controller's CPU does not count the detached ControlPersist SSH masters (each run has its own "
+            "ControlPath directory, closed afterwards).",
+        ],
+        "steps": steps,
+    }
+    chart = {"title": "A fleet with faults: wall time per step", "summary": walls, "xlabel": "nodes",
+             "labels": LABELS, "bars": True}
+    return result, chart
