@@ -1,26 +1,30 @@
 """Scenario 7: a fleet with faults, one after another on one sandbox of N nodes (16 by default).
 
-The same faults as Molecule proves on a few nodes, each step one playbook run, timed (wall and the
+The faults Molecule proves on a few nodes, each step one playbook run, timed (wall and the
 controller's CPU) and its outcome asserted (exit code, the node ledger, the reports, the nodes'
-files): a step whose outcome is not the expected one stops the scenario, never reports a time.
-With D the last node, S the one before it, R node2 and A a new node N+1:
+files): a step whose outcome is not the expected one stops the scenario and reports no time.
+D is the last node, S the one before it, R node2, A a new node N+1:
 
  1. provision        site.yml on every node
- 2. dead_site        D stopped (podman stop): site.yml carries on, D quarantined `unreachable`
- 3. dead_doctor      the doctor: only D fails (ssh_login); every other node passes
- 4. dead_acceptance  acceptance: every node but D healthy and passed in the ledger
- 5. return_refused   D started again: fleet.yml return is refused (D has not passed the doctor)
- 6. return           fleet.yml return, forced with a reason (site.yml left D out of every
-                     node's known_hosts, so the doctor would fail the others' SSH mesh to D)
- 7. replace_refused  R reinstalled (new host keys): replace.yml with a wrong fingerprint is
+ 2. dead_doctor      D stopped (podman stop): the doctor fails D alone (ssh_login), quarantines it
+                     as unreachable and passes every other node
+ 3. dead_acceptance  acceptance: every node but D healthy and passed in the ledger
+ 4. return_refused   D started again: fleet.yml return is refused (no doctor pass since)
+ 5. return_doctor    the doctor passes every node, D too, which stays quarantined
+ 6. slow_acceptance  every node's egress shaped with tbf (100mbit), S's to 25mbit: acceptance
+                     quarantines S alone and passes D
+ 7. return           fleet.yml return D, now accepted
+ 8. launch           launch.yml (the mpirun fan-out job) without any -e: S gets no rank, D does
+ 9. dead_site        S returned (forced, link repaired); D stopped again: site.yml carries on with
+                     the others, quarantines D as unreachable and leaves it out of their
+                     known_hosts. Then D started and returned by force: site.yml left it out of
+                     every node's /etc/hosts and known_hosts, so the doctor could not pass it
+10. replace_refused  R reinstalled (new host keys): replace.yml with a wrong fingerprint is
                      refused, the controller's and node1's known_hosts unchanged
- 8. replace          replace.yml with R's fingerprint: R's new key in node1's known_hosts, the old
-                     one out; its site.yml brings D back into every node's known_hosts too
- 9. slow_acceptance  every node's egress shaped with tbf (100mbit), S's to 25mbit: acceptance
-                     quarantines S alone
-10. launch           launch.yml (the mpirun fan-out job) without any -e: S gets no rank
-11. add              S returned (forced), node A made: add.yml gives A every role, OpenMPI not
-                     rebuilt, A in node1's /etc/hosts and known_hosts
+11. replace          replace.yml with R's fingerprint: R's new key in node1's known_hosts, the old
+                     one out; its site.yml brings D back into every node's files
+12. add              node A made: add.yml gives it every role, OpenMPI not rebuilt, A in node1's
+                     /etc/hosts and known_hosts
 
 Every run has a ControlPath directory of its own, closed afterwards, and the ledger lives in a
 temporary XDG_STATE_HOME. The controller's CPU is that of ansible-playbook, its workers and the
@@ -46,19 +50,20 @@ from scenarios import acceptance, doctor, launch_fanout, openmpi
 TITLE = "A fleet with faults: a dead node, its return, a replaced, a slow and an added node"
 DEFAULT_SIZES = [16]
 DEFAULT_REPEAT = 1
-STEPS = ("provision", "dead_site", "dead_doctor", "dead_acceptance", "return_refused", "return",
-         "replace_refused", "replace", "slow_acceptance", "launch", "add")
+STEPS = ("provision", "dead_doctor", "dead_acceptance", "return_refused", "return_doctor", "slow_acceptance",
+         "return", "launch", "dead_site", "replace_refused", "replace", "add")
 LABELS = {
     "provision": "site.yml, every node",
-    "dead_site": "site.yml, D stopped: D quarantined (unreachable)",
-    "dead_doctor": "doctor.yml, D stopped: only D fails",
+    "dead_doctor": "doctor.yml, D stopped: D alone fails, quarantined",
     "dead_acceptance": "acceptance.yml, D stopped: the others judged",
     "return_refused": "fleet.yml return D: refused (no doctor pass)",
-    "return": "fleet.yml return D, forced with a reason",
+    "return_doctor": "doctor.yml, D back: every node passes",
+    "slow_acceptance": "acceptance.yml, S shaped to a quarter: S quarantined, D passed",
+    "return": "fleet.yml return D: accepted",
+    "launch": "launch.yml (mpirun job): S gets no rank",
+    "dead_site": "site.yml, D stopped: D quarantined (unreachable)",
     "replace_refused": "replace.yml R, wrong fingerprint: refused",
     "replace": "replace.yml R, its fingerprint (site.yml)",
-    "slow_acceptance": "acceptance.yml, S shaped to a quarter: S quarantined",
-    "launch": "launch.yml (mpirun job): S gets no rank",
     "add": "add.yml A (site.yml, OpenMPI not rebuilt)",
 }
 DEFAULT_MAX_FAIL_PERCENTAGE = 10  # role cluster's cluster_max_fail_percentage
@@ -84,8 +89,8 @@ def roles(nodes):
 
 
 def max_fail_settings(nodes):
-    """The -e that lets one node of `nodes` be lost (Ansible's rule: lost / nodes > percent / 100
-    stops everything); nothing when role cluster's default already does."""
+    """The -e that lets site.yml, the doctor and acceptance lose one node of `nodes` (lost / nodes >
+    percent / 100 stops everything); nothing when role cluster's default already does."""
     needed = math.ceil(100 / nodes)
     return {} if needed <= DEFAULT_MAX_FAIL_PERCENTAGE else {"cluster_max_fail_percentage": needed}
 
@@ -117,6 +122,17 @@ def node_state(ledger, node):
 
 def verdict(ledger, node, source):
     return (((ledger.get("nodes") or {}).get(node) or {}).get("verdicts") or {}).get(source, {}).get("result")
+
+
+def known_hosts_names(text):
+    """Every host name or address a known_hosts text has a key for (hashed names are not read)."""
+    names = set()
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and not line.startswith("#"):
+            marker = fields[0].startswith("@")
+            names.update(name.strip("[]").split("]:")[0] for name in fields[1 if marker else 0].split(","))
+    return names
 
 
 def step_summary(steps, key):
@@ -246,32 +262,14 @@ class Fleet:
             (run.rc == 0, "site.yml exits 0"),
             (sum(per_host(recap, "failures", self.hosts()).values()) == 0, "no failed task on any node"),
         ])
-        run = self.play(SHAPE)
-        if run.rc != 0:
-            raise StepFailed("bench: shaping the nodes failed (rc %s)" % run.rc)
+        self.require(self.play(SHAPE), "shaping the nodes")
 
     def dead_node(self):
+        """D stopped while in service: the doctor and acceptance check and judge the others."""
         dead = self.faults["dead"]
         podman("stop", "-t", "0", "%s-%s" % (self.sandbox.prefix, dead))
         others = self.others(dead)
-        run = self.play("site.yml", max_fail_settings(self.size))
-        recap, ledger = harness.recap(run.events), self.ledger()
-        state, source, _ = node_state(ledger, dead)
-        self.step("dead_site", run, [
-            (run.rc != 0, "site.yml exits non-zero"),
-            (per_host(recap, "dark", [dead])[dead] + per_host(recap, "failures", [dead])[dead] > 0,
-             "%s failed or unreachable in the recap" % dead),
-            (sum(per_host(recap, "failures", others).values()) + sum(per_host(recap, "dark", others).values()) == 0,
-             "no failed or unreachable task on the other nodes"),
-            ("%s: unreachable in play" % dead in run_output(run.events), "the run names %s as unreachable" % dead),
-            ((state, source) == ("quarantined", "unreachable"), "%s quarantined with source unreachable" % dead),
-            (all(node_state(ledger, node)[0] == "in_service" for node in others), "every other node in service"),
-        ])
-
-        report_path = os.path.join(self.report_dir, "doctor-dead.json")
-        run = self.play("playbooks/doctor.yml", dict(doctor.BUSY_SETTINGS, doctor_report_path=report_path))
-        with open(report_path, encoding="utf-8") as handle:
-            report = json.load(handle)
+        run, report = self.doctor("doctor-dead")
         failed = sorted({entry["node"] for entry in report["entries"] if entry["status"] == "fail"})
         ledger = self.ledger()
         self.step("dead_doctor", run, [
@@ -279,14 +277,12 @@ class Fleet:
             (failed == [dead], "failed checks on %s alone (found on %s)" % (dead, failed)),
             (any(entry["node"] == dead and entry["check"] == "ssh_login" and entry["status"] == "fail"
                  for entry in report["entries"]), "%s's ssh_login fails" % dead),
-            (node_state(ledger, dead)[0] == "quarantined", "%s still quarantined" % dead),
+            (node_state(ledger, dead)[:2] == ("quarantined", "unreachable"), "%s quarantined as unreachable" % dead),
             (all(node_state(ledger, node)[0] == "in_service" and verdict(ledger, node, "doctor") == "pass"
                  for node in others), "every other node in service with the doctor's pass"),
         ], report_summary=report["summary"])
 
-        report_dir = os.path.join(self.report_dir, "acceptance-dead")
-        run = self.play("playbooks/acceptance.yml", dict(ACCEPTANCE_SETTINGS, acceptance_report_dir=report_dir))
-        report = self.acceptance_report(report_dir)
+        run, report = self.acceptance("acceptance-dead")
         ledger = self.ledger()
         self.step("dead_acceptance", run, [
             (run.rc != 0, "acceptance.yml exits non-zero"),
@@ -298,27 +294,92 @@ class Fleet:
         ], excluded=report.get("excluded"))
 
     def return_node(self):
-        dead = self.faults["dead"]
+        """D back: its return refused until the doctor and acceptance pass it; S slow meanwhile."""
+        dead, slow = self.faults["dead"], self.faults["slow"]
         podman("start", "%s-%s" % (self.sandbox.prefix, dead))
         wait_for_sshd(node_address(self.sandbox, dead))
         before = self.ledger()
-        run = self.play("playbooks/fleet.yml", cmdline=self.json_vars(
-            fleet_action="return", fleet_nodes=[dead]))
+        run = self.play("playbooks/fleet.yml", cmdline=self.json_vars(fleet_action="return", fleet_nodes=[dead]))
         self.step("return_refused", run, [
             (run.rc != 0, "fleet.yml return exits non-zero"),
             ("%s: not passed by the doctor since it was quarantined" % dead in run_output(run.events),
              "the refusal names %s and the doctor" % dead),
             (self.ledger() == before, "the ledger unchanged"),
         ])
-        run = self.play("playbooks/fleet.yml", cmdline=self.json_vars(
-            fleet_action="return", fleet_nodes=[dead], fleet_force=True,
-            fleet_reason="bench: powered on again, rejoins through site.yml"))
-        state, _, entry = node_state(self.ledger(), dead)
+
+        run, report = self.doctor("doctor-back")
+        ledger = self.ledger()
+        self.step("return_doctor", run, [
+            (run.rc == 0, "doctor.yml exits 0"),
+            (report["summary"]["fail"] == 0, "no failed check (%s)" % report["summary"]),
+            (verdict(ledger, dead, "doctor") == "pass", "%s passed by the doctor" % dead),
+            (node_state(ledger, dead)[0] == "quarantined", "%s still quarantined (a pass never returns it)" % dead),
+        ], report_summary=report["summary"])
+
+        # S's egress at a quarter of the others' (D's shaping went with its restart).
+        for extravars, cmdline in (({}, None), ({"bench_shape_rate": SLOW_RATE}, "--limit %s" % slow)):
+            self.require(self.play(SHAPE, extravars, cmdline=cmdline), "shaping the nodes")
+        run, report = self.acceptance("acceptance-slow")
+        ledger = self.ledger()
+        state, source, _ = node_state(ledger, slow)
+        self.step("slow_acceptance", run, [
+            (run.rc != 0, "acceptance.yml exits non-zero"),
+            (sorted(report.get("excluded") or {}) == [slow], "%s alone left out (left out: %s)" % (
+                slow, report.get("excluded"))),
+            ((state, source) == ("quarantined", "acceptance"), "%s quarantined by acceptance" % slow),
+            (verdict(ledger, dead, "acceptance") == "pass", "%s passed by acceptance" % dead),
+            (all(node_state(ledger, node)[0] == "in_service" for node in self.others(slow, dead)),
+             "every other node in service"),
+        ], excluded=report.get("excluded"), table=report_lines(os.path.join(self.report_dir, "acceptance-slow")))
+
+        run = self.play("playbooks/fleet.yml", cmdline=self.json_vars(fleet_action="return", fleet_nodes=[dead]))
         self.step("return", run, [
             (run.rc == 0, "fleet.yml return exits 0"),
-            (state == "in_service", "%s in service" % dead),
-            ("forced: bench: powered on again" in (entry.get("reason") or ""), "the forced return's reason recorded"),
+            (node_state(self.ledger(), dead)[0] == "in_service", "%s in service" % dead),
         ])
+
+        others = self.others(slow)
+        job = launch_fanout.load_job(os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"]))
+        job_logs = os.path.join(launch_fanout.LOGS_ROOT, job["job_name"])
+        shutil.rmtree(job_logs, ignore_errors=True)
+        run = self.play(launch_fanout.PLAYBOOK, cmdline="-e %s" % shlex.quote(
+            "@" + os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"])))
+        records = launch_fanout.read_started(job_logs)
+        problem = launch_fanout.ranks_problem(records, launch_fanout.expected_ranks(job, len(others)))
+        rank_hosts = sorted({record["host"] for record in records})
+        self.step("launch", run, [
+            (run.rc == 0, "launch.yml exits 0"),
+            (problem is None, "exactly the ranks of %d nodes (%s)" % (len(others), problem)),
+            (rank_hosts == sorted(others), "ranks on every node but %s (on %s)" % (slow, rank_hosts)),
+        ], ranks=len(records))
+
+        self.require(self.play(SHAPE, {}, cmdline="--limit %s" % slow), "shaping %s back" % slow)
+        self.force_return(slow, "bench: link repaired")
+
+    def dead_site(self):
+        """D stopped again, in service: site.yml carries on with the others and quarantines it; D
+        started and returned by force (site.yml left it out of the others' files), for replace.yml's
+        site.yml to bring it back in."""
+        dead = self.faults["dead"]
+        podman("stop", "-t", "0", "%s-%s" % (self.sandbox.prefix, dead))
+        others = self.others(dead)
+        run = self.play("site.yml", max_fail_settings(self.size))
+        recap, ledger = harness.recap(run.events), self.ledger()
+        self.step("dead_site", run, [
+            (run.rc != 0, "site.yml exits non-zero"),
+            (per_host(recap, "dark", [dead])[dead] + per_host(recap, "failures", [dead])[dead] > 0,
+             "%s failed or unreachable in the recap" % dead),
+            (sum(per_host(recap, "failures", others).values()) + sum(per_host(recap, "dark", others).values()) == 0,
+             "no failed or unreachable task on the other nodes"),
+            ("%s: unreachable in play" % dead in run_output(run.events), "the run names %s as unreachable" % dead),
+            (node_state(ledger, dead)[:2] == ("quarantined", "unreachable"), "%s quarantined as unreachable" % dead),
+            (all(node_state(ledger, node)[0] == "in_service" for node in others), "every other node in service"),
+            (dead not in known_hosts_names(self.node_file("node1", "/etc/ssh/ssh_known_hosts")),
+             "%s out of node1's known_hosts" % dead),
+        ])
+        podman("start", "%s-%s" % (self.sandbox.prefix, dead))
+        wait_for_sshd(node_address(self.sandbox, dead))
+        self.force_return(dead, "bench: powered on again, rejoins through site.yml")
 
     def replace(self):
         replaced, dead = self.faults["replaced"], self.faults["dead"]
@@ -353,49 +414,12 @@ class Fleet:
             (new_blob in known and old_blob not in known, "node1's known_hosts: %s's new key in, the old out" % replaced),
             (new_blob in controller and old_blob not in controller, "the controller's known_hosts: the new key, not the old"),
             (dead_blob in known, "node1's known_hosts holds %s again" % dead),
+            (any(dead in line.split()[1:] for line in self.node_file("node1", "/etc/hosts").splitlines()),
+             "node1's /etc/hosts holds %s again" % dead),
         ])
 
-    def slow_node(self):
-        slow = self.faults["slow"]
-        for extravars, cmdline in (({}, None), ({"bench_shape_rate": SLOW_RATE}, "--limit %s" % slow)):
-            run = self.play(SHAPE, extravars, cmdline=cmdline)
-            if run.rc != 0:
-                raise StepFailed("bench: shaping the nodes failed (rc %s)" % run.rc)
-        others = self.others(slow)
-        report_dir = os.path.join(self.report_dir, "acceptance-slow")
-        run = self.play("playbooks/acceptance.yml", dict(ACCEPTANCE_SETTINGS, acceptance_report_dir=report_dir))
-        report = self.acceptance_report(report_dir)
-        ledger = self.ledger()
-        state, source, _ = node_state(ledger, slow)
-        self.step("slow_acceptance", run, [
-            (run.rc != 0, "acceptance.yml exits non-zero"),
-            (sorted(report.get("excluded") or {}) == [slow], "%s alone left out (left out: %s)" % (
-                slow, report.get("excluded"))),
-            ((state, source) == ("quarantined", "acceptance"), "%s quarantined by acceptance" % slow),
-            (all(node_state(ledger, node)[0] == "in_service" for node in others), "every other node in service"),
-        ], excluded=report.get("excluded"), table=report_lines(report_dir))
-
-        job = launch_fanout.load_job(os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"]))
-        job_logs = os.path.join(launch_fanout.LOGS_ROOT, job["job_name"])
-        shutil.rmtree(job_logs, ignore_errors=True)
-        run = self.play(launch_fanout.PLAYBOOK, cmdline="-e %s" % shlex.quote(
-            "@" + os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"])))
-        records = launch_fanout.read_started(job_logs)
-        problem = launch_fanout.ranks_problem(records, launch_fanout.expected_ranks(job, len(others)))
-        rank_hosts = sorted({record["host"] for record in records})
-        self.step("launch", run, [
-            (run.rc == 0, "launch.yml exits 0"),
-            (problem is None, "exactly the ranks of %d nodes (%s)" % (len(others), problem)),
-            (rank_hosts == sorted(others), "ranks on every node but %s (on %s)" % (slow, rank_hosts)),
-        ], ranks=len(records))
-
     def add(self):
-        slow, added = self.faults["slow"], self.faults["added"]
-        run = self.play(SHAPE, {}, cmdline="--limit %s" % slow)
-        returned = self.play("playbooks/fleet.yml", cmdline=self.json_vars(
-            fleet_action="return", fleet_nodes=[slow], fleet_force=True, fleet_reason="bench: link repaired"))
-        if run.rc != 0 or returned.rc != 0 or node_state(self.ledger(), slow)[0] != "in_service":
-            raise StepFailed("bench: returning %s before the add failed (rc %s, %s)" % (slow, run.rc, returned.rc))
+        added = self.faults["added"]
         old = self.hosts()
         self.sandbox.grow(self.sandbox.nodes + 1)
         run = self.play("playbooks/add.yml", cmdline=self.json_vars(fleet_nodes=[added]))
@@ -416,14 +440,45 @@ class Fleet:
 
     # --- helpers of the steps
 
+    def doctor(self, name):
+        """The doctor (busy-machine timeouts, the fail limit for one node), its run and report."""
+        path = os.path.join(self.report_dir, name + ".json")
+        run = self.play("playbooks/doctor.yml", dict(doctor.BUSY_SETTINGS, doctor_report_path=path,
+                                                     **max_fail_settings(self.size)))
+        if not os.path.exists(path):
+            self.step(name, run, [(False, "the doctor's report %s" % path)])
+        with open(path, encoding="utf-8") as handle:
+            return run, json.load(handle)
+
+    def acceptance(self, name):
+        """Acceptance (the bench's timeout and own-test ratio, the fail limit), its run and report."""
+        directory = os.path.join(self.report_dir, name)
+        run = self.play("playbooks/acceptance.yml", dict(ACCEPTANCE_SETTINGS, acceptance_report_dir=directory,
+                                                         **max_fail_settings(self.size)))
+        path = os.path.join(directory, "report.json")
+        if not os.path.exists(path):
+            self.step(name, run, [(False, "acceptance's report %s" % path)])
+        with open(path, encoding="utf-8") as handle:
+            return run, json.load(handle)
+
+    def force_return(self, node, reason):
+        """Return a node by force with the reason (not timed), and check the ledger took it."""
+        run = self.play("playbooks/fleet.yml", cmdline=self.json_vars(
+            fleet_action="return", fleet_nodes=[node], fleet_force=True, fleet_reason=reason))
+        state, _, entry = node_state(self.ledger(), node)
+        if run.rc != 0 or state != "in_service" or reason not in (entry.get("reason") or ""):
+            raise StepFailed("bench: the forced return of %s failed (rc %s, %s: %s)" % (
+                node, run.rc, state, entry.get("reason")))
+
+    @staticmethod
+    def require(run, what):
+        if run.rc != 0:
+            raise StepFailed("bench: %s failed (rc %s): %s" % (what, run.rc, run_output(run.events)[-2000:]))
+
     @staticmethod
     def json_vars(**variables):
         return "-e %s" % shlex.quote(json.dumps(variables))
 
-    @staticmethod
-    def acceptance_report(report_dir):
-        with open(os.path.join(report_dir, "report.json"), encoding="utf-8") as handle:
-            return json.load(handle)
 
 
 def report_lines(directory):
@@ -447,8 +502,8 @@ def run(sizes, repeat, args):
                 with sandbox:
                     fleet = Fleet(sandbox, state_home, report_dir)
                     try:
-                        for fault in (fleet.provision, fleet.dead_node, fleet.return_node, fleet.replace,
-                                      fleet.slow_node, fleet.add):
+                        for fault in (fleet.provision, fleet.dead_node, fleet.return_node, fleet.dead_site,
+                                      fleet.replace, fleet.add):
                             fault()
                     finally:
                         steps += fleet.steps

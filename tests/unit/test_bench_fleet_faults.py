@@ -54,6 +54,13 @@ def test_node_state_and_verdict_read_the_ledger():
     assert fleet_faults.verdict(ledger, "node9", "doctor") is None
 
 
+def test_known_hosts_names_reads_every_name_of_every_line():
+    text = ("# managed\nnode1,node1.lan,10.0.0.2 ssh-ed25519 AAAA\n[node2]:2222 ssh-rsa BBBB\n"
+            "@revoked node3 ssh-ed25519 CCCC\n\n")
+    assert fleet_faults.known_hosts_names(text) == {"node1", "node1.lan", "10.0.0.2", "node2", "node3"}
+    assert "node4" not in fleet_faults.known_hosts_names(text)
+
+
 STEPS = [
     {"step": "dead_site", "size": 4, "wall_seconds": 30.0, "controller_cpu_seconds": 12.0, "cpu_per_node": 3.0,
      "checked": ["site.yml exits non-zero"], "loadavg_before": [2.5, 2.0, 1.0]},
