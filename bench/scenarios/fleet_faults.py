@@ -235,9 +235,12 @@ class Fleet:
         return ["node%d" % index for index in range(1, self.sandbox.nodes + 1)]
 
     def ledger(self):
+        """The sandbox's node ledger; none yet is an empty one (every node in service)."""
         found = glob.glob(os.path.join(self.state_home, "cluster-suite", "ledger", "*.json"))
-        if len(found) != 1:
+        if len(found) > 1:
             raise StepFailed("bench: expected one node ledger under %s, found %s" % (self.state_home, found))
+        if not found:
+            return {"nodes": {}}
         with open(found[0], encoding="utf-8") as handle:
             return json.load(handle)
 
@@ -494,19 +497,24 @@ def run(sizes, repeat, args):
     for nodes in sizes:
         roles(nodes)  # refuse too few nodes before a sandbox is made
         for _ in range(repeat):
-            with tempfile.TemporaryDirectory(prefix="bench-fleet-") as scratch:
-                state_home, report_dir = os.path.join(scratch, "state"), os.path.join(scratch, "reports")
-                os.makedirs(report_dir)
-                sandbox = harness.Sandbox("bench-fleet-%d" % nodes, nodes, npu_devices=0, ml=True)
-                sandbox.env["XDG_STATE_HOME"] = state_home
-                with sandbox:
-                    fleet = Fleet(sandbox, state_home, report_dir)
-                    try:
-                        for fault in (fleet.provision, fleet.dead_node, fleet.return_node, fleet.dead_site,
-                                      fleet.replace, fleet.add):
-                            fault()
-                    finally:
-                        steps += fleet.steps
+            # Kept when a step fails: its reports and the ledger say why.
+            scratch = tempfile.mkdtemp(prefix="bench-fleet-")
+            state_home, report_dir = os.path.join(scratch, "state"), os.path.join(scratch, "reports")
+            os.makedirs(report_dir)
+            sandbox = harness.Sandbox("bench-fleet-%d" % nodes, nodes, npu_devices=0, ml=True)
+            sandbox.env["XDG_STATE_HOME"] = state_home
+            with sandbox:
+                fleet = Fleet(sandbox, state_home, report_dir)
+                try:
+                    for fault in (fleet.provision, fleet.dead_node, fleet.return_node, fleet.dead_site,
+                                  fleet.replace, fleet.add):
+                        fault()
+                except StepFailed:
+                    harness.log("the reports and the ledger of the failed run: %s" % scratch)
+                    raise
+                finally:
+                    steps += fleet.steps
+            shutil.rmtree(scratch)
             harness.write_result("fleet_faults", *assemble(steps, sizes, repeat))
     return assemble(steps, sizes, repeat)
 
