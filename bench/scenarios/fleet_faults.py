@@ -559,7 +559,7 @@ def assemble(steps, sizes, repeat):
             "forced return after it, and node A's creation before add." % SLOW_RATE,
             "The doctor and acceptance meet the dead node before site.yml does: once site.yml has left a node "
             "out of every other node's /etc/hosts and known_hosts, the doctor fails the others' etc_hosts check "
-            "for it (measured on 4 nodes: all 3 in-service nodes quarantined), so D returns by force after "
+            "for it (seen on 4 nodes: all 3 others failed), so D returns by force after "
             "dead_site and replace.yml's site.yml brings it back.",
             "The sandbox's nodes share the controller's %d cores, and other work shared the machine: 1-minute load "
             "average before the steps %s. Wall times are inflated by it; the controller's CPU seconds much less." % (
