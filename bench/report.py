@@ -32,12 +32,14 @@ def _seconds(value):
     return "%.3g s" % value if value < 10 else "%.0f s" % value
 
 
-def _table(summary, labels, size_word):
-    """A Markdown table of medians (min-max) per series and size, and a blank line."""
+def _table(summary, labels, size_word, order=()):
+    """A Markdown table of medians (min-max) per series and size, and a blank line; the series
+    named in `order` first, in that order (the JSON's mappings are sorted by name)."""
     sizes = sorted({int(size) for series in summary.values() for size in series})
     lines = ["| series | " + " | ".join("%d %s" % (size, size_word) for size in sizes) + " |",
              "|---|" + "---|" * len(sizes)]
-    for series, per_size in summary.items():
+    ranked = [name for name in order if name in summary] + [name for name in summary if name not in order]
+    for series, per_size in ((name, summary[name]) for name in ranked):
         cells = []
         for size in sizes:
             stats = per_size.get(str(size))
@@ -53,15 +55,17 @@ def _table(summary, labels, size_word):
 
 def scenario_markdown(result, image_prefix):
     """One scenario: a table of medians (min-max) per series and size, its further tables
-    (result["tables"]: a caption and a summary each), its aims and notes."""
+    (result["tables"]: a caption and a summary each), its aims and notes; result["series_order"]
+    orders the rows."""
     lines = ["#### %s" % result.get("title", result["scenario"]), "",
              "%s. Measured %s on %s CPUs (commit %s), %s run(s) per point." % (
                  result.get("metric", ""), result.get("measured", "?"), result.get("machine", {}).get("cpus", "?"),
                  result.get("versions", {}).get("commit", "?"), result.get("repeat", "?")), ""]
-    lines += _table(result.get("summary", {}), result.get("labels", {}), result.get("size_label", "nodes"))
+    order = result.get("series_order", ())
+    lines += _table(result.get("summary", {}), result.get("labels", {}), result.get("size_label", "nodes"), order)
     for table in result.get("tables", []):
         lines += [table["caption"], ""] + _table(table["summary"], result.get("labels", {}),
-                                                  result.get("size_label", "nodes"))
+                                                  result.get("size_label", "nodes"), order)
     for entry in result.get("aims", []):
         verdict = {True: "met", False: "NOT met", None: "not measured"}[entry["met"]]
         lines.append("- Aim: %s. Measured %s (limit %s %s): **%s**." % (

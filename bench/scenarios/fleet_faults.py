@@ -355,7 +355,8 @@ class Fleet:
         rank_hosts = sorted({record["host"] for record in records})
         self.step("launch", run, [
             (run.rc == 0, "launch.yml exits 0"),
-            (problem is None, "exactly the ranks of %d nodes (%s)" % (len(others), problem)),
+            (problem is None, "exactly the ranks of %d nodes%s" % (len(others), "" if problem is None else
+                                                                     " (%s)" % problem)),
             (rank_hosts == sorted(others), "ranks on every node but %s (on %s)" % (slow, rank_hosts)),
         ], ranks=len(records))
 
@@ -537,6 +538,7 @@ def assemble(steps, sizes, repeat):
         "size_label": "nodes",
         "repeat": repeat,
         "labels": LABELS,
+        "series_order": list(STEPS),
         "summary": walls,
         "tables": [{"caption": "The controller's CPU seconds per step (ansible-playbook, its workers, the ssh "
                                "clients):", "summary": cpu},

@@ -92,4 +92,6 @@ def test_assemble_counts_the_steps_done_at_the_largest_size_and_renders_every_ta
     assert "| %s | 64 s |" % fleet_faults.LABELS["add"] in text
     assert "| %s | 4 s |" % fleet_faults.LABELS["add"] in text
     assert text.index("CPU seconds per step") < text.index("CPU seconds per node")
+    # The steps in the order they run, not the JSON's sorted order.
+    assert text.index(fleet_faults.LABELS["provision"]) < text.index(fleet_faults.LABELS["add"])
     assert harness.median_of(result["summary"], "launch", 16) == 200.0
