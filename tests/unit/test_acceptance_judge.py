@@ -132,7 +132,17 @@ def test_cluster_stage_verdicts():
     broken = finish(run(), rc=124)
     assert broken["cluster"]["status"] == "broken" and not broken["passed"]
     alone = finish(run(nodes=["node1", "node2"], broken=[("node1", "node2")]))
-    assert alone["cluster"]["status"] == "skipped" and alone["healthy"] == []
+    assert alone["cluster"]["status"] == "skipped" and alone["healthy"] == [] and not alone["passed"]
+
+
+def test_a_single_node_is_judged_by_its_own_test():
+    report = finish(run(nodes=["node1"]))
+    assert report["cluster"]["status"] == "skipped" and report["cluster"]["reason"] == "a single node tested"
+    assert report["healthy"] == ["node1"] and report["passed"]
+    failed = {"stage": "intra", "hosts": ["node1"], "rc": 124, "ranks": 2, "tool": "probe", "stdout": "",
+              "seconds": 30.0}
+    broken = finish(judge.judge_nodes(["node1"], [failed], [], {"timeout": 30}))
+    assert broken["summary"]["broken_nodes"] == ["node1"] and not broken["passed"]
 
 
 def test_record_from_result():
