@@ -109,16 +109,18 @@ def build_report(nodes, settings):
     nodes: host -> {"expect": {...}, "reached": bool, "unreachable": msg, "error": msg,
     "system", "user", "mesh", "port_bind", "port_connect", "listener", "netdetect"} (see
     roles/doctor/tasks/report.yml); settings: {"hosts": [cluster hosts in inventory order],
-    "master": host, "master_port": int, "clock_warn_ms": int, "clock_fail_ms": int}.
+    "master": host, "master_port": int, "clock_warn_ms": int, "clock_fail_ms": int,
+    "out_of_service": [the hosts the node ledger holds out of service]}.
     """
     hosts = list(settings["hosts"])
     master = settings.get("master")
     port = settings.get("master_port")
     nodes = {host: dict(nodes.get(host) or {"reached": False, "unreachable": "no data"}) for host in hosts}
     results = Results()
-    check_ssh(nodes, hosts, results)
+    out_of_service = list(settings.get("out_of_service") or [])
+    check_ssh(nodes, hosts, results, out_of_service)
     check_hostnames(nodes, hosts, results)
-    check_etc_hosts(nodes, hosts, results)
+    check_etc_hosts(nodes, hosts, results, out_of_service)
     check_host_ip(nodes, hosts, results)
     check_interfaces(nodes, hosts, results)
     check_firewall(nodes, hosts, port, results)

@@ -563,3 +563,38 @@ def test_clock_not_read_is_not_checked():
     nodes = cluster()
     nodes["node3"]["clock"] = None
     assert entry(dr.build_report(nodes, SETTINGS), "clock", "node3")["status"] == "warn"
+
+
+def _site_ran_without(nodes, held_out):
+    """What the in-service nodes hold after site.yml carried on without `held_out`: no line for it in
+    /etc/hosts or known_hosts, so their logins to it fail."""
+    for host in HOSTS:
+        if host == held_out:
+            continue
+        system = nodes[host]["system"]
+        system["hosts_file"] = [line for line in system["hosts_file"] if held_out not in line[1]]
+        for item in nodes[host]["mesh"]["results"]:
+            if item["peer"] == held_out:
+                item.update(status="host_key_unknown" if item["address"] == ADDR[held_out] else "unresolved",
+                            message="no key / no name")
+
+
+def test_a_node_held_out_of_service_is_not_expected_in_the_others_files():
+    nodes = cluster()
+    _site_ran_without(nodes, "node3")
+    # The ledger holds node3 out: node1 and node2 pass; node3 is judged on its own files.
+    report = dr.build_report(nodes, dict(SETTINGS, out_of_service=["node3"]))
+    assert failing(report) == []
+    assert "not to node3, held out of service by the node ledger" in entry(report, "ssh_mesh", "node1")["message"]
+    # Once it is back in service, the files that still lack it are the others' to fix (site.yml --tags ssh).
+    report = dr.build_report(nodes, SETTINGS)
+    assert failing(report) == [("etc_hosts", "node1"), ("etc_hosts", "node2"), ("ssh_mesh", "node1"),
+                               ("ssh_mesh", "node2")]
+
+
+def test_a_held_out_node_still_needs_its_own_names_and_logins():
+    nodes = cluster()
+    break_hosts_file_of = nodes["node3"]["system"]
+    break_hosts_file_of["hosts_file"] = [line for line in break_hosts_file_of["hosts_file"] if "node1" not in line[1]]
+    report = dr.build_report(nodes, dict(SETTINGS, out_of_service=["node3"]))
+    assert failing(report) == [("etc_hosts", "node3")]
