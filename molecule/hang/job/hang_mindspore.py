@@ -38,7 +38,9 @@ def step(index, rank, all_reduce, value):
         time.sleep(3600)
     while True:
         try:
-            return all_reduce(value)
+            result = all_reduce(value)
+            result.asnumpy()  # PyNative runs the operator asynchronously: wait for it here
+            return result
         except RuntimeError:
             continue
 
