@@ -20,6 +20,7 @@ COLLECTIVE = re.compile(r"all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|b
 # The suite's own frames below the job's code (the rank wrapper and runpy): left out of the text.
 WRAPPER_FILES = ("cs_rank.py", "<frozen runpy>")
 MAX_FRAMES = 30
+NAME_WIDTH = 120
 ROLE_ORDER = {"rank": 0, "rank_child": 1, "scheduler": 2, "launcher": 3}
 
 
@@ -46,11 +47,13 @@ def main_thread(threads, pid):
     return threads[0] if threads else None
 
 
-def frame_text(frame):
-    """A frame as py-spy prints it: ``name (file:line)``, native ``name (library)``."""
+def frame_text(frame, width=None):
+    """A frame as py-spy prints it: ``name (file:line)``, native ``name (library)``; the name cut
+    to ``width`` characters when given (C++ template names run to thousands)."""
+    name = frame["name"] if width is None or len(frame["name"]) <= width else frame["name"][:width] + "..."
     if frame["native"] or not frame["line"]:
-        return f"{frame['name']} ({frame['short']})"
-    return f"{frame['name']} ({frame['short']}:{frame['line']})"
+        return f"{name} ({frame['short']})"
+    return f"{name} ({frame['short']}:{frame['line']})"
 
 
 def signature(frames):
@@ -59,11 +62,14 @@ def signature(frames):
 
 
 def is_user_frame(frame, job_dir):
-    """Whether ``frame`` is in the job's own code (under its job directory, not the wrapper)."""
-    if frame["native"] or not job_dir:
+    """Whether ``frame`` is in the job's own code: under its job directory, or a relative file name
+    (the wrapper runs the script by its path relative to the code directory), not the wrapper."""
+    path = frame["file"]
+    if frame["native"] or not path or path.startswith("<") or os.path.basename(path) in WRAPPER_FILES:
         return False
-    path = os.path.normpath(frame["file"])
-    return path.startswith(os.path.normpath(job_dir) + os.sep) and os.path.basename(path) not in WRAPPER_FILES
+    if not os.path.isabs(path):
+        return True
+    return bool(job_dir) and os.path.normpath(path).startswith(os.path.normpath(job_dir) + os.sep)
 
 
 def where(frames, job_dir):
@@ -87,7 +93,7 @@ def shown_frames(frames, limit=MAX_FRAMES):
     for frame in frames:
         if os.path.basename(frame["short"]) in WRAPPER_FILES or frame["short"] in WRAPPER_FILES:
             break
-        shown.append(frame_text(frame))
+        shown.append(frame_text(frame, NAME_WIDTH))
     return shown[:limit] + ([f"... {len(shown) - limit} more frames"] if len(shown) > limit else [])
 
 

@@ -67,6 +67,17 @@ def test_where_names_the_innermost_function_and_the_jobs_own_line():
     assert job_stacks.waits_in_collective(waiting) and not job_stacks.waits_in_collective(sleeping)
 
 
+def test_a_relative_file_name_is_the_jobs_code_and_long_names_are_cut():
+    waiting = job_stacks.frames_of(load("rank0_pid42_native.json")[0])
+    for frame in waiting:
+        if frame["file"] == "/x/hang_torch.py":
+            frame["file"] = "hang_torch.py"  # as a launch runs it: relative to the code directory
+    assert job_stacks.where(waiting, "/home/trainer/jobs/j") == "`all_reduce` at hang_torch.py:21"
+    shown = job_stacks.shown_frames(waiting)
+    assert shown[4].startswith("pybind11::cpp_function::initialize<") and shown[4].endswith("... (libtorch_python.so)")
+    assert len(shown[4]) < 160
+
+
 def test_native_and_plain_dumps_of_the_same_rank_group_together():
     native = job_stacks.frames_of(load("rank0_pid42_native.json")[0])
     plain = job_stacks.frames_of(load("rank0_pid42.json")[0])
