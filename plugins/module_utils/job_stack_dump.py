@@ -56,13 +56,19 @@ def job_members(job_dir, proc="/proc"):
     """The job's live processes on this node, each with "role", "rank" and "python".
 
     A process whose parent is a process of the same rank is that rank's child ("rank_child"),
-    so a rank is its topmost process.
+    so a rank is its topmost Python process ("rank_wrapper": a shell in front of it).
     """
     found = job_processes(job_dir, proc)
     for item in found:
         env = parse_environ(_read(os.path.join(proc, str(item["pid"]), "environ")))
         item["role"], item["rank"] = classify(env)
         item["python"] = is_python(item["pid"], item["cmd"], proc)
+    # A launcher may start a rank through a shell that carries the rank's variables too: where a
+    # Python process holds the same rank, the other process is its wrapper.
+    python_ranks = {item["rank"] for item in found if item["role"] == "rank" and item["python"]}
+    for item in found:
+        if item["role"] == "rank" and not item["python"] and item["rank"] in python_ranks:
+            item["role"] = "rank_wrapper"
     by_pid = {item["pid"]: item for item in found}
     for item in found:
         parent = by_pid.get(item["ppid"])

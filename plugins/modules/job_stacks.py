@@ -83,7 +83,7 @@ processes:
       description: Parent's process id.
       type: int
     role:
-      description: V(rank), V(rank_child), V(scheduler) or V(launcher).
+      description: V(rank), V(rank_child), V(rank_wrapper) (a non-Python process in front of a rank), V(scheduler) or V(launcher).
       type: str
     rank:
       description: The rank (ranks and their children), else null.

@@ -21,7 +21,7 @@ COLLECTIVE = re.compile(r"all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|b
 WRAPPER_FILES = ("cs_rank.py", "<frozen runpy>")
 MAX_FRAMES = 30
 NAME_WIDTH = 120
-ROLE_ORDER = {"rank": 0, "rank_child": 1, "scheduler": 2, "launcher": 3}
+ROLE_ORDER = {"rank": 0, "rank_child": 1, "rank_wrapper": 2, "scheduler": 3, "launcher": 4}
 
 
 def frames_of(thread):
@@ -256,8 +256,8 @@ def dump_name(item):
     """The file name (without extension) of a process's dump: rank_3, launcher_4121, ..."""
     if item.get("role") == "rank":
         return f"rank_{int(item['rank'])}"
-    if item.get("role") == "rank_child":
-        return f"rank_{int(item['rank'])}_child_{int(item['pid'])}"
+    if item.get("role") in ("rank_child", "rank_wrapper"):
+        return f"rank_{int(item['rank'])}_{item['role'][5:]}_{int(item['pid'])}"
     role = item.get("role") if item.get("role") in ("scheduler", "launcher") else "process"
     return f"{role}_{int(item['pid'])}"
 

@@ -198,22 +198,24 @@ def test_node_side_finds_the_jobs_processes_and_reports_a_missing_py_spy(tmp_pat
             " time.sleep(60)")
     rank = subprocess.Popen([sys.executable, "-c", code], env=env)
     other = subprocess.Popen(["sleep", "60"], env=dict(os.environ, CS_JOB_DIR=job))
+    wrapper = subprocess.Popen(["sleep", "60"], env=env)  # a shell in front of rank 5, as msrun starts one
     try:
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and len(node_stacks.job_members(job)) < 3:
+        while time.monotonic() < deadline and len(node_stacks.job_members(job)) < 4:
             time.sleep(0.1)
         members = {item["pid"]: item for item in node_stacks.job_members(job)}
         assert members[rank.pid]["role"] == "rank" and members[rank.pid]["rank"] == 5
         child = [item for item in members.values() if item["ppid"] == rank.pid]
         assert [item["role"] for item in child] == ["rank_child"]
         assert members[other.pid]["python"] is False and members[rank.pid]["python"] is True
+        assert members[wrapper.pid]["role"] == "rank_wrapper" and members[other.pid]["role"] == "launcher"
         result = node_stacks.dump_job(job, str(tmp_path / "no-py-spy"))
         assert "py-spy is not installed at" in result["error"]
         by_pid = {item["pid"]: item for item in result["processes"]}
         assert by_pid[other.pid]["error"] == "not a Python process"
         assert by_pid[rank.pid]["threads"] is None
     finally:
-        for proc in (rank, other):
+        for proc in (rank, other, wrapper):
             proc.kill()
             proc.wait()
 
