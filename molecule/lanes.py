@@ -28,12 +28,13 @@ ROOT = os.path.dirname(HERE)
 # (its first run builds OpenMPI for scenario openmpi, Debian 13's for mixed and the node images of
 # Debian 11 and 13 for npu, of the systemd flavour for systemd).
 EXPECTED_MINUTES = {
-    "acceptance": 6.0, "cluster": 6.3, "doctor": 8.3, "firewall": 1.5, "fleet": 1.2, "hang": 7.6, "ifaces": 6.1,
-    "launch": 16.6, "mixed": 11.7, "npu": 4.6, "openmpi": 8.5, "python_env": 9.0, "sandbox": 0.6, "ssh_trust": 2.5,
-    "systemd": 5.7, "upgrade": 12.0,
+    "acceptance": 6.0, "cluster": 6.3, "doctor": 8.3, "firewall": 1.5, "fleet": 1.2, "guide": 6.3, "hang": 7.6,
+    "ifaces": 6.1, "launch": 16.6, "mixed": 11.7, "npu": 4.6, "openmpi": 8.5, "python_env": 9.0, "sandbox": 0.6,
+    "ssh_trust": 2.5, "systemd": 5.7, "upgrade": 12.0,
 }
 DEFAULT_MINUTES = 3.0
-OPENMPI_USERS = ("acceptance", "cluster", "doctor", "hang", "launch", "mixed", "python_env", "sandbox", "upgrade")
+OPENMPI_USERS = ("acceptance", "cluster", "doctor", "guide", "hang", "launch", "mixed", "python_env", "sandbox",
+                 "upgrade")
 AFTER = {name: {"openmpi"} for name in OPENMPI_USERS}
 # Molecule's line at the start of each action: "INFO     doctor ➜ converge: Executing".
 PHASE = re.compile(r"\b(?P<scenario>[\w-]+) \u279c (?P<phase>\w+): Executing")
