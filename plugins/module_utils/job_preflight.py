@@ -94,7 +94,7 @@ def problems(facts, request):
                          % item["path"])
     if facts["processes"]:
         found.append("job_name: %s still has %d process(es) here (pids %s); stop it first: "
-                     "ansible-playbook playbooks/stop.yml -e job_name=%s"
+                     "ansible-playbook -i inventory/<cluster>/ playbooks/stop.yml -e job_name=%s"
                      % (request["name"], len(facts["processes"]),
                         ", ".join(str(item["pid"]) for item in facts["processes"]), request["name"]))
     port = facts["port"]

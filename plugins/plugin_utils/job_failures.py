@@ -298,4 +298,4 @@ def hang_lines(hang):
             "    fix: look at what the silent-longest ranks did last (their logs, py-spy dump --pid); "
             + ("the job was stopped (job_stop_on_hang)" if hang.get("stopped")
                else "the job was left running for inspection: stop it with "
-                    "ansible-playbook playbooks/stop.yml -e job_name=<job>")]
+                    "ansible-playbook -i inventory/<cluster>/ playbooks/stop.yml -e job_name=<job>")]
