@@ -248,7 +248,7 @@ def render(summary):
         lines.append(f"  launcher error: {error}")
     clocks = summary.get("clocks") or {}
     if clocks:
-        lines.append("  clocks, node minus controller (the first failure is found on the controller's clock): " + ", ".join(
+        lines.append("  clocks, node minus controller (failures are put in order on the controller's clock): " + ", ".join(
             f"{host} {item.get('offset', 0.0):+.3f} s (±{item.get('uncertainty', 0.0):.3f} s)"
             for host, item in sorted(clocks.items())))
     if summary["running_hosts"]:

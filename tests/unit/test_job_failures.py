@@ -161,7 +161,7 @@ def test_first_failure_is_first_on_the_controller_clock(tmp_path):
     assert summary["first_failure"]["diagnosis"]["id"] == "out_of_memory"
     assert "  first failure: rank 1 on node2, exit 1: MemoryError" in summary["text"]
     assert "    cause (out_of_memory): " in summary["text"]
-    assert ("  clocks, node minus controller (the first failure is found on the controller's clock): "
+    assert ("  clocks, node minus controller (failures are put in order on the controller's clock): "
             "node2 +60.000 s (±0.200 s)") in summary["text"]
     # Without the offset, node2's clock puts rank 0 first, and no clocks line is printed.
     assert summarise(tmp_path)["first_failure"]["rank"] == 0
