@@ -30,7 +30,7 @@ ROOT = os.path.dirname(HERE)
 EXPECTED_MINUTES = {
     "acceptance": 6.0, "cluster": 6.3, "doctor": 8.3, "firewall": 1.5, "fleet": 1.2, "guide": 6.3, "hang": 7.6,
     "ifaces": 6.1, "launch": 16.6, "mixed": 11.7, "npu": 4.6, "openmpi": 8.5, "python_env": 9.0, "sandbox": 0.6,
-    "ssh_trust": 2.5, "systemd": 5.7, "upgrade": 12.0,
+    "ssh_trust": 2.5, "systemd": 5.7, "upgrade": 5.0,
 }
 DEFAULT_MINUTES = 3.0
 OPENMPI_USERS = ("acceptance", "cluster", "doctor", "guide", "hang", "launch", "mixed", "python_env", "sandbox",
