@@ -262,6 +262,10 @@ def dump_name(item):
     return f"{role}_{int(item['pid'])}"
 
 
+# Marks a stacks folder as the suite's own, so that the next dump may replace it.
+STACKS_MARKER = ".cluster-suite-stacks"
+
+
 def write_stacks(log_root, nodes, analysis, text):
     """Write the dumps under ``<log_root>/stacks/`` (replaced): per node ``<host>/<name>.json``
     (py-spy's JSON with the process's pid, role, rank and command) and ``.txt``, and
@@ -271,8 +275,13 @@ def write_stacks(log_root, nodes, analysis, text):
     if os.path.islink(log_root) or os.path.islink(folder):
         raise ValueError(f"{folder}: a symbolic link is never written through")
     if os.path.isdir(folder):
+        # Only a folder this function made (its marker) is replaced: log_root may be the user's.
+        if not os.path.isfile(os.path.join(folder, STACKS_MARKER)):
+            raise ValueError(f"{folder}: not made by the suite (no {STACKS_MARKER}); move it away first")
         shutil.rmtree(folder)
     os.makedirs(folder)
+    with open(os.path.join(folder, STACKS_MARKER), "w", encoding="utf-8") as handle:
+        handle.write("stacks written by cluster-suite; replaced by the next dump\n")
     for host in sorted(nodes):
         if host in ("", ".", "..") or "/" in host:
             raise ValueError(f"{host!r} is not a node name to write a folder for")

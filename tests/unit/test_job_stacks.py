@@ -168,8 +168,13 @@ def test_written_files_hold_py_spys_json_and_refuse_a_link(tmp_path):
     root.mkdir(parents=True)
     (root / "stacks").mkdir()
     (root / "stacks" / "old.txt").write_text("earlier run")
+    # A stacks folder the suite did not make (no marker) is refused and kept.
+    with pytest.raises(ValueError, match="not made by the suite"):
+        job_stacks.write_stacks(str(root), data, analysis, text)
+    assert (root / "stacks" / "old.txt").read_text() == "earlier run"
+    (root / "stacks" / job_stacks.STACKS_MARKER).write_text("an earlier dump")
     folder = job_stacks.write_stacks(str(root), data, analysis, text)
-    assert sorted(os.listdir(folder)) == ["node1", "node2", "summary.json", "summary.txt"]
+    assert sorted(os.listdir(folder)) == [job_stacks.STACKS_MARKER, "node1", "node2", "summary.json", "summary.txt"]
     assert sorted(os.listdir(os.path.join(folder, "node2"))) == ["rank_2.json", "rank_2.txt", "rank_3.json", "rank_3.txt"]
     record = json.loads((root / "stacks" / "node2" / "rank_3.json").read_text())
     assert record["threads"] == load("rank3_pid45_native.json") and record["rank"] == 3
