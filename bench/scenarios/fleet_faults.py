@@ -3,9 +3,22 @@
 The faults Molecule proves on a few nodes, each step one playbook run, timed (wall and the
 controller's CPU) and its outcome asserted (exit code, the node ledger, the reports, the nodes'
 files): a step whose outcome is not the expected one stops the scenario and reports no time.
-D is the last node, S the one before it, R node2, A a new node N+1:
+D is the last node, S the one before it, R node2, A a new node N+1, U the last node of the
+upgrade's second batch:
 
  1. provision        site.yml on every node
+    Then a training environment of its own on every node (not timed): the sandbox's nodes run
+    the ready-made ML volume (cluster_python_provided), so the upgrade steps give role python_env
+    cluster_python_provided "" and pins of six alone, from a wheelhouse of the run's own: site.yml
+    --tags python_env with six 1.16.0 on every node.
+ 1a. upgrade_stopped upgrade.yml to six 1.17.0, fleet_batch_size N/4, with node1's keys removed
+                     from U's known_hosts (U the last node of the second batch): the first batch
+                     upgraded and gated, the second fails its gate (the doctor's ssh_mesh on U),
+                     U quarantined with the report as evidence, the later batches untouched on
+                     1.16.0, each named by the run, which exits non-zero
+ 1b. upgrade_resumed the fault removed, U returned by force (not timed): upgrade.yml again upgrades
+                     the rest and gates U again (it holds 1.17.0 but failed its gate); every node
+                     on 1.17.0, U passed by the doctor and acceptance since its return
  2. dead_doctor      D stopped (podman stop): the doctor fails D alone (ssh_login), quarantines it
                      as unreachable and passes every other node
  3. dead_acceptance  acceptance: every node but D healthy and passed in the ledger
@@ -47,13 +60,16 @@ import time
 import harness
 from scenarios import acceptance, doctor, launch_fanout, openmpi
 
-TITLE = "A fleet with faults: a dead node, its return, a replaced, a slow and an added node"
+TITLE = ("A fleet with faults: a dead node, its return, a rolling upgrade stopped by a failed gate, a replaced, a "
+         "slow and an added node")
 DEFAULT_SIZES = [16]
 DEFAULT_REPEAT = 1
-STEPS = ("provision", "dead_doctor", "dead_acceptance", "return_refused", "return_doctor", "slow_acceptance",
+STEPS = ("provision", "upgrade_stopped", "upgrade_resumed", "dead_doctor", "dead_acceptance", "return_refused", "return_doctor", "slow_acceptance",
          "return", "launch", "dead_site", "replace_refused", "replace", "add")
 LABELS = {
     "provision": "site.yml, every node",
+    "upgrade_stopped": "upgrade.yml, U's gate fails: batch 2 stops it",
+    "upgrade_resumed": "upgrade.yml after U's forced return: the rest, U gated again",
     "dead_doctor": "doctor.yml, D stopped: D alone fails, quarantined",
     "dead_acceptance": "acceptance.yml, D stopped: the others judged",
     "return_refused": "fleet.yml return D: refused (no doctor pass)",
@@ -75,6 +91,10 @@ DOCTOR_SETTINGS = dict(doctor.BUSY_SETTINGS, doctor_listener_seconds=600)
 ACCEPTANCE_SETTINGS = {"acceptance_timeout": acceptance.TIMEOUT,
                        "acceptance_intra_slow_ratio": acceptance.INTRA_SLOW_RATIO}
 LEDGER_UTILS = os.path.join(harness.ROOT, "plugins", "plugin_utils")
+# The upgrade steps' training environment (as Molecule scenario upgrade's): six alone, from a
+# wheelhouse of the run's own, in role python_env's venv instead of the ML volume.
+OLD_PIN, NEW_PIN = "1.16.0", "1.17.0"
+TRAINING_PYTHON = "/opt/cluster-suite/python/bin/python"  # role cluster's cluster_python_env_path
 
 
 class StepFailed(SystemExit):
@@ -84,11 +104,31 @@ class StepFailed(SystemExit):
 # ---------------------------------------------------------------- pure functions
 
 def roles(nodes):
-    """The nodes each fault is done to: D (dead), S (slow), R (replaced), A (added)."""
+    """The nodes each fault is done to: D (dead), S (slow), R (replaced), A (added), U (its gate
+    fails in the upgrade: the last node of the second batch)."""
     if nodes < 4:
         raise ValueError("fleet_faults needs at least 4 nodes (node1 the master, R, S and D apart), got %d" % nodes)
     return {"dead": "node%d" % nodes, "slow": "node%d" % (nodes - 1), "replaced": "node2",
-            "added": "node%d" % (nodes + 1)}
+            "added": "node%d" % (nodes + 1), "upgrade_gate": "node%d" % (2 * upgrade_batch_size(nodes))}
+
+
+def upgrade_batch_size(nodes):
+    """fleet_batch_size for the upgrade steps: a quarter of the nodes, so that a batch passes, one
+    fails and two are left untouched."""
+    return max(1, nodes // 4)
+
+
+def upgrade_batches(nodes):
+    """The upgrade's batches of node names, in the inventory's order."""
+    size = upgrade_batch_size(nodes)
+    names = ["node%d" % index for index in range(1, nodes + 1)]
+    return [names[start:start + size] for start in range(0, nodes, size)]
+
+
+def pins_vars(pin, wheelhouse):
+    """The -e of the upgrade steps: role python_env's own venv with six at `pin` alone."""
+    return {"cluster_python_provided": "", "python_env_mindspore_version": "", "python_env_torch_version": "",
+            "python_env_extra_requirements": ["six==%s" % pin], "python_env_wheelhouse": wheelhouse}
 
 
 def max_fail_settings(nodes):
@@ -195,8 +235,9 @@ def sha256_of(path):
 class Fleet:
     """One sandbox, its ledger and the steps measured on it."""
 
-    def __init__(self, sandbox, state_home, report_dir):
+    def __init__(self, sandbox, state_home, report_dir, wheelhouse):
         self.sandbox, self.state_home, self.report_dir = sandbox, state_home, report_dir
+        self.wheelhouse = wheelhouse
         self.size = sandbox.nodes
         self.faults = roles(sandbox.nodes)
         self.steps = []
@@ -269,6 +310,63 @@ class Fleet:
             (sum(per_host(recap, "failures", self.hosts()).values()) == 0, "no failed task on any node"),
         ])
         self.require(self.play(SHAPE), "shaping the nodes")
+
+    def six_versions(self, nodes):
+        """{node: six's version in role python_env's venv}, read on each node's console."""
+        return {node: podman_exec(self.sandbox, node, "%s -c 'import six; print(six.__version__)'"
+                                  % TRAINING_PYTHON).strip() for node in nodes}
+
+    def upgrade(self):
+        """The rolling upgrade: the second batch fails its gate and stops it; after U's repair and
+        forced return, a second run upgrades the rest and gates U again."""
+        faulty, size = self.faults["upgrade_gate"], upgrade_batch_size(self.size)
+        batches = upgrade_batches(self.size)
+        first, second, rest = batches[0], batches[1], [node for batch in batches[2:] for node in batch]
+        self.require(self.play("site.yml", pins_vars(OLD_PIN, self.wheelhouse), cmdline="--tags python_env"),
+                     "the training environment with six %s" % OLD_PIN)
+        settings = dict(DOCTOR_SETTINGS, **ACCEPTANCE_SETTINGS)
+        upgrade_vars = dict(settings, fleet_batch_size=size, **pins_vars(NEW_PIN, self.wheelhouse))
+        master_address = node_address(self.sandbox, "node1")
+        podman_exec(self.sandbox, faulty, "cp /etc/ssh/ssh_known_hosts /root/ssh_known_hosts.bench && "
+                                          "ssh-keygen -R node1 -f /etc/ssh/ssh_known_hosts && "
+                                          "ssh-keygen -R %s -f /etc/ssh/ssh_known_hosts" % shlex.quote(master_address))
+        run = self.play("playbooks/upgrade.yml", cmdline=self.json_vars(**upgrade_vars))
+        output, ledger, six = run_output(run.events), self.ledger(), self.six_versions(self.hosts())
+        state, source, entry = node_state(ledger, faulty)
+        self.step("upgrade_stopped", run, [
+            (run.rc != 0, "upgrade.yml exits non-zero"),
+            (all(six[node] == NEW_PIN for node in first + second),
+             "the first two batches on six %s (%s)" % (NEW_PIN, {node: six[node] for node in first + second})),
+            (all(six[node] == OLD_PIN for node in rest), "the later batches untouched on six %s (%s)" % (
+                OLD_PIN, {node: six[node] for node in rest})),
+            ((state, source) == ("quarantined", "doctor") and "ssh_mesh" in (entry.get("reason") or ""),
+             "%s quarantined by the doctor's ssh_mesh (%s: %s)" % (faulty, state, entry.get("reason"))),
+            ((entry.get("evidence") or "").endswith("report.json"), "the report as evidence (%s)" % entry.get("evidence")),
+            (all(node_state(ledger, node)[0] == "in_service" for node in self.others(faulty)),
+             "every other node in service"),
+            (all(verdict(ledger, node, "doctor") == "pass" and verdict(ledger, node, "acceptance") == "pass"
+                 for node in first), "the first batch passed by the doctor and acceptance"),
+            ("The upgrade stopped at the batch %s" % ", ".join(second) in output, "the run names the stopped batch"),
+            ("Upgraded and gated: %s" % ", ".join(first) in output, "the run names the first batch upgraded"),
+            ("Not upgraded, still on the previous environment: %s" % ", ".join(rest) in output,
+             "the run names the later batches untouched"),
+        ], batch_size=size)
+
+        podman_exec(self.sandbox, faulty, "cp /root/ssh_known_hosts.bench /etc/ssh/ssh_known_hosts")
+        self.force_return(faulty, "bench: known_hosts restored")
+        returned = node_state(self.ledger(), faulty)[2]["since"]
+        run = self.play("playbooks/upgrade.yml", cmdline=self.json_vars(**upgrade_vars))
+        ledger, six = self.ledger(), self.six_versions(self.hosts())
+        verdicts = node_state(ledger, faulty)[2].get("verdicts") or {}
+        self.step("upgrade_resumed", run, [
+            (run.rc == 0, "upgrade.yml exits 0"),
+            (set(six.values()) == {NEW_PIN}, "every node on six %s (%s)" % (NEW_PIN, six)),
+            (all(verdicts.get(source, {}).get("result") == "pass" and verdicts[source]["time"] >= returned
+                 for source in ("doctor", "acceptance")),
+             "%s gated again: passed by the doctor and acceptance since its return (%s)" % (faulty, verdicts)),
+            (all(node_state(ledger, node)[0] == "in_service" and verdict(ledger, node, "acceptance") == "pass"
+                 for node in self.hosts()), "every node in service with acceptance's pass"),
+        ], batch_size=size)
 
     def dead_node(self):
         """D stopped while in service: the doctor and acceptance check and judge the others."""
@@ -508,9 +606,9 @@ def run(sizes, repeat, args):
             sandbox = harness.Sandbox("bench-fleet-%d" % nodes, nodes, npu_devices=0, ml=True)
             sandbox.env["XDG_STATE_HOME"] = state_home
             with sandbox:
-                fleet = Fleet(sandbox, state_home, report_dir)
+                fleet = Fleet(sandbox, state_home, report_dir, os.path.join(scratch, "wheelhouse"))
                 try:
-                    for fault in (fleet.provision, fleet.dead_node, fleet.return_node, fleet.dead_site,
+                    for fault in (fleet.provision, fleet.upgrade, fleet.dead_node, fleet.return_node, fleet.dead_site,
                                   fleet.replace, fleet.add):
                         fault()
                 except StepFailed:
@@ -556,9 +654,12 @@ def assemble(steps, sizes, repeat):
                                                                           "the default 10"), size)
                           for size in sizes)),
             "Not timed: shaping every node's egress with tbf to 100mbit after provisioning (the sandbox's "
-            "traffic is CPU-bound and noisy otherwise) and S's to %s before slow_acceptance; stopping, "
+            "traffic is CPU-bound and noisy otherwise) and S's to %s before slow_acceptance; the upgrade's "
+            "training environment of six %s on every node (site.yml --tags python_env) before upgrade_stopped, "
+            "U's fault (node1's keys out of its known_hosts), its removal and U's forced return before "
+            "upgrade_resumed; stopping, "
             "starting and reinstalling nodes (podman); S's forced return (link repaired) before dead_site, D's "
-            "forced return after it, and node A's creation before add." % SLOW_RATE,
+            "forced return after it, and node A's creation before add." % (SLOW_RATE, OLD_PIN),
             "The doctor and acceptance meet the dead node before site.yml does: once site.yml has left a node "
             "out of every other node's /etc/hosts and known_hosts, the doctor fails the others' etc_hosts check "
             "for it (seen on 4 nodes: all 3 others failed), so D returns by force after "

@@ -122,6 +122,14 @@ retired:
   returned: always
   type: list
   elements: str
+ungated:
+  description: >-
+    Nodes in service by force (returned or added again with the operator's reason) that the
+    doctor and acceptance have not both passed since; playbooks/upgrade.yml gates them even when
+    they hold the new pins.
+  returned: always
+  type: list
+  elements: str
 rows:
   description: One row per node (node, state, reason, since, evidence, source, stale).
   returned: always

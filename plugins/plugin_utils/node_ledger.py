@@ -14,6 +14,9 @@ playbook touches it and no job gives it a rank until it is returned) and ``retir
 good; verdicts no longer change it). A failed verdict quarantines a node in service; a passed one
 never returns a quarantined node by itself: ``return_to_service`` does, and only when the node
 passed both the doctor and acceptance after it was quarantined, unless forced with a reason.
+A node in service by force (returned or added again with a reason) keeps ``forced``: true until
+its state changes; until the doctor and acceptance pass it again it is ``ungated`` (view), and
+playbooks/upgrade.yml gates it even when it holds the new pins.
 A node whose host key the operator replaced (playbooks/replace.yml) keeps it as ``host_key``:
 {"fingerprints": [...], "accepted_by": "fingerprint" or "trust_on_first_use", "reason", "time"}.
 
@@ -106,6 +109,8 @@ def problems(ledger, path):
             if not isinstance(entry.get("reason"), str) or not entry.get("reason"):
                 found.append(f"{where}: a {entry.get('state')} node needs a reason")
         found += [problem for problem in [_time_problem(f"{where}: since", entry.get("since"))] if problem]
+        if "forced" in entry and (entry["forced"] is not True or entry.get("state") != "in_service"):
+            found.append(f"{where}: forced is {entry['forced']!r}: only true, on a node in service")
         host_key = entry.get("host_key")
         if host_key is not None:
             if not isinstance(host_key, dict) or not isinstance(host_key.get("fingerprints"), list) \
@@ -199,10 +204,14 @@ def _entry(ledger, name, address):
     return entry
 
 
-def _set_state(entry, state, reason, source, evidence, when):
+def _set_state(entry, state, reason, source, evidence, when, forced=False):
     if entry.get("state") != state or entry.get("since") is None:
         entry["since"] = when
     entry.update(state=state, reason=reason, source=source, evidence=evidence)
+    if forced:
+        entry["forced"] = True
+    else:
+        entry.pop("forced", None)
 
 
 def record(ledger, addresses, findings, when):
@@ -287,7 +296,7 @@ def return_to_service(ledger, addresses, names, when, force_reason=None):
         if entry is None or entry["state"] == "in_service":
             continue
         reason = f"returned by the operator, forced: {force_reason}" if force_reason else "returned: passed again"
-        _set_state(entry, "in_service", reason, "operator", "", when)
+        _set_state(entry, "in_service", reason, "operator", "", when, forced=bool(force_reason))
         changed.append(name)
     return changed
 
@@ -312,7 +321,7 @@ def add(ledger, addresses, names, when, force_reason=None):
         entry = ledger["nodes"].get(name)
         if entry is not None and entry["state"] == "retired":
             _set_state(_entry(ledger, name, addresses.get(name)), "in_service",
-                       f"added again by the operator: {force_reason}", "operator", "", when)
+                       f"added again by the operator: {force_reason}", "operator", "", when, forced=True)
             changed.append(name)
     return changed
 
@@ -350,10 +359,19 @@ def stale(entry, max_age_seconds, now):
     return bool(times) and (now - max(times)).total_seconds() > max_age_seconds
 
 
+def ungated(entry, name):
+    """Whether a node is in service by force (returned or added again with the operator's reason)
+    and has not passed both the doctor and acceptance since: playbooks/upgrade.yml gates it again
+    even when it holds the new pins."""
+    return entry.get("state", "in_service") == "in_service" and entry.get("forced") is True \
+        and bool(return_problems(entry, name))
+
+
 def view(ledger, names, max_age_seconds, now):
-    """What the playbooks read: {in_service, quarantined: {node: text}, retired, rows}. ``names``
-    are the inventory's nodes (a node the ledger does not know is in service)."""
-    result = {"in_service": [], "quarantined": {}, "retired": [], "rows": []}
+    """What the playbooks read: {in_service, quarantined: {node: text}, retired, ungated, rows}.
+    ``names`` are the inventory's nodes (a node the ledger does not know is in service); ``ungated``
+    the nodes in service by force not passed by the doctor and acceptance since."""
+    result = {"in_service": [], "quarantined": {}, "retired": [], "ungated": [], "rows": []}
     for name in names:
         entry = ledger["nodes"].get(name, {"state": "in_service"})
         state = entry["state"]
@@ -364,6 +382,8 @@ def view(ledger, names, max_age_seconds, now):
         note += ")"
         if state == "in_service":
             result["in_service"].append(name)
+            if ungated(entry, name):
+                result["ungated"].append(name)
         elif state == "quarantined":
             result["quarantined"][name] = note
         else:

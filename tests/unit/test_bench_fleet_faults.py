@@ -13,10 +13,26 @@ def result_event(event, host, task, changed=False, duration=1.0):
 
 
 def test_roles_keep_the_master_and_each_fault_apart():
-    assert fleet_faults.roles(16) == {"dead": "node16", "slow": "node15", "replaced": "node2", "added": "node17"}
+    assert fleet_faults.roles(16) == {"dead": "node16", "slow": "node15", "replaced": "node2", "added": "node17",
+                                      "upgrade_gate": "node8"}
     assert len(set(fleet_faults.roles(4).values()) | {"node1"}) == 5
     with pytest.raises(ValueError, match="at least 4 nodes"):
         fleet_faults.roles(3)
+
+
+def test_upgrade_batches_a_quarter_each_so_that_two_batches_are_left_after_the_second():
+    assert fleet_faults.upgrade_batch_size(16) == 4
+    batches = fleet_faults.upgrade_batches(16)
+    assert len(batches) == 4 and batches[1] == ["node5", "node6", "node7", "node8"]
+    assert fleet_faults.roles(16)["upgrade_gate"] in batches[1]
+    assert fleet_faults.upgrade_batches(4) == [["node1"], ["node2"], ["node3"], ["node4"]]
+    assert fleet_faults.upgrade_batches(9)[-1] == ["node9"]
+
+
+def test_pins_vars_give_role_python_env_its_own_venv_with_six_alone():
+    assert fleet_faults.pins_vars("1.17.0", "/tmp/w") == {
+        "cluster_python_provided": "", "python_env_mindspore_version": "", "python_env_torch_version": "",
+        "python_env_extra_requirements": ["six==1.17.0"], "python_env_wheelhouse": "/tmp/w"}
 
 
 def test_max_fail_settings_let_one_node_go_and_keep_the_default_when_it_does():

@@ -74,6 +74,39 @@ def test_return_needs_doctor_and_acceptance_passes_after_the_quarantine_unless_f
     assert row["reason"] == "returned by the operator, forced: fan replaced" and row["source"] == "operator"
 
 
+def test_a_node_returned_by_force_is_ungated_until_the_doctor_and_acceptance_pass_it(tmp_path):
+    apply(args(tmp_path, action="record", findings={"node2": fail("doctor", "ssh_mesh: no key of node1"),
+                                                    "node1": passed("doctor"), "node3": passed("doctor")}),
+          False, T0)
+    assert apply(args(tmp_path), False, T0)["ungated"] == []
+    later = T0 + datetime.timedelta(hours=1)
+    forced = apply(args(tmp_path, action="return", names=["node2"], force=True, reason="known_hosts restored"),
+                   False, later)
+    assert forced["ungated"] == ["node2"] and "node2" in forced["in_service"]
+    assert apply(args(tmp_path, action="record", findings={"node2": passed("doctor")}), False, later)["ungated"] \
+        == ["node2"]
+    gated = apply(args(tmp_path, action="record", findings={"node2": passed("acceptance")}), False, later)
+    assert gated["ungated"] == [] and "node2" in gated["in_service"]
+    # Quarantined again, the mark goes with the state.
+    apply(args(tmp_path, action="quarantine", names=["node2"], reason="fan noise"), False, later)
+    with open(gated["ledger"], encoding="utf-8") as handle:
+        assert "forced" not in json.load(handle)["nodes"]["node2"]
+    # A return after passing both is not forced, so not ungated.
+    apply(args(tmp_path, action="record", findings={"node3": fail("acceptance", "slow")}), False, T0)
+    apply(args(tmp_path, action="record", findings={"node3": passed("doctor")}), False, later)
+    apply(args(tmp_path, action="record", findings={"node3": passed("acceptance")}), False, later)
+    assert apply(args(tmp_path, action="return", names=["node3"]), False, later)["ungated"] == []
+
+
+def test_a_forced_mark_on_a_node_out_of_service_is_refused(tmp_path):
+    path = tmp_path / "ledger.json"
+    ledger = node_ledger.empty(str(tmp_path / "hosts.yml"))
+    ledger["nodes"]["node2"] = {"state": "quarantined", "since": "2026-11-26T06:00:00Z", "reason": "x",
+                                "source": "operator", "forced": True, "verdicts": {}}
+    assert node_ledger.problems(ledger, str(path)) == [
+        f"{path}: node node2: forced is True: only true, on a node in service"]
+
+
 def test_retired_nodes_stay_retired_and_operator_actions_need_a_reason(tmp_path):
     apply(args(tmp_path, action="retire", names=["node3"], reason="decommissioned"), False, T0)
     result = apply(args(tmp_path, action="record", findings={"node3": fail("doctor", "x")}), False, T0)
