@@ -235,11 +235,14 @@ class PlaybookRun:
                 "controller_cpu_seconds": None if self.controller_cpu is None else round(self.controller_cpu, 3)}
 
 
-def run_playbook(playbook, inventory, extravars=None, config=PROJECT_CFG, envvars=None, cmdline=None):
+def run_playbook(playbook, inventory, extravars=None, config=PROJECT_CFG, envvars=None, cmdline=None,
+                 fact_cache=None):
     """Run a playbook of the project with ansible-runner under the given ansible.cfg.
 
     The wall time is measured around the run (what the user waits for); per play and per task
     timings come from the events. Failures are returned, not raised: the scenario decides.
+    ansible-runner points the jsonfile fact cache at each run's own artifacts (its environment
+    overrides the configuration's); `fact_cache`, an absolute directory, keeps it across runs.
     """
     # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise, and ssh keeps the
     # first value it is given: without this the inventory's strict host key checking is overridden.
@@ -252,7 +255,7 @@ def run_playbook(playbook, inventory, extravars=None, config=PROJECT_CFG, envvar
         runner = _runner().run(
             private_data_dir=private, project_dir=ROOT, playbook=os.path.join(ROOT, playbook),
             inventory=os.path.abspath(inventory), extravars=extravars or {}, quiet=True,
-            envvars=env, cmdline=cmdline)
+            envvars=env, cmdline=cmdline, **({"fact_cache": fact_cache} if fact_cache else {}))
         wall, cpu = time.monotonic() - clock, controller_cpu_seconds() - cpu
         events = list(runner.events)
     return PlaybookRun(runner.status, runner.rc, wall, started, events, loadavg, cpu)

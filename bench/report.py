@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 
-ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance", "fleet_faults")
+ORDER = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance", "fleet_faults", "scale")
 
 
 def load_results(results_dir=harness.RESULTS_DIR):
@@ -32,9 +32,20 @@ def _seconds(value):
     return "%.3g s" % value if value < 10 else "%.0f s" % value
 
 
-def _table(summary, labels, size_word, order=()):
+def _number(value):
+    if value is None:
+        return "-"
+    return "%.3g" % value if value < 1000 else "%.0f" % value
+
+
+UNITS = {"seconds": _seconds, "number": _number}
+
+
+def _table(summary, labels, size_word, order=(), unit="seconds"):
     """A Markdown table of medians (min-max) per series and size, and a blank line; the series
-    named in `order` first, in that order (the JSON's mappings are sorted by name)."""
+    named in `order` first, in that order (the JSON's mappings are sorted by name); `unit` seconds
+    (the default) or number."""
+    show = UNITS[unit]
     sizes = sorted({int(size) for series in summary.values() for size in series})
     lines = ["| series | " + " | ".join("%d %s" % (size, size_word) for size in sizes) + " |",
              "|---|" + "---|" * len(sizes)]
@@ -46,26 +57,27 @@ def _table(summary, labels, size_word, order=()):
             if not stats:
                 cells.append("not measured")
             elif len(stats["samples"]) == 1:
-                cells.append(_seconds(stats["median"]))
+                cells.append(show(stats["median"]))
             else:
-                cells.append("%s (%s-%s)" % (_seconds(stats["median"]), _seconds(stats["min"]), _seconds(stats["max"])))
+                cells.append("%s (%s-%s)" % (show(stats["median"]), show(stats["min"]), show(stats["max"])))
         lines.append("| %s | %s |" % (labels.get(series, series), " | ".join(cells)))
     return lines + [""]
 
 
 def scenario_markdown(result, image_prefix):
     """One scenario: a table of medians (min-max) per series and size, its further tables
-    (result["tables"]: a caption and a summary each), its aims and notes; result["series_order"]
-    orders the rows."""
+    (result["tables"]: a caption, a summary and a unit each), its aims and notes; result["series_order"]
+    orders the rows; result["unit"] is the first table's unit (seconds by default)."""
     lines = ["#### %s" % result.get("title", result["scenario"]), "",
              "%s. Measured %s on %s CPUs (commit %s), %s run(s) per point." % (
                  result.get("metric", ""), result.get("measured", "?"), result.get("machine", {}).get("cpus", "?"),
                  result.get("versions", {}).get("commit", "?"), result.get("repeat", "?")), ""]
     order = result.get("series_order", ())
-    lines += _table(result.get("summary", {}), result.get("labels", {}), result.get("size_label", "nodes"), order)
+    lines += _table(result.get("summary", {}), result.get("labels", {}), result.get("size_label", "nodes"), order,
+                    result.get("unit", "seconds"))
     for table in result.get("tables", []):
         lines += [table["caption"], ""] + _table(table["summary"], result.get("labels", {}),
-                                                  result.get("size_label", "nodes"), order)
+                                                  result.get("size_label", "nodes"), order, table.get("unit", "seconds"))
     for entry in result.get("aims", []):
         verdict = {True: "met", False: "NOT met", None: "not measured"}[entry["met"]]
         lines.append("- Aim: %s. Measured %s (limit %s %s): **%s**." % (
