@@ -8,7 +8,7 @@ import datetime
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import carry_on, node_ledger
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
-OPERATIONS = ("read", "record", "quarantine", "retire", "return", "add", "host_key")
+OPERATIONS = ("read", "record", "quarantine", "retire", "return", "add", "host_key", "upgraded")
 
 
 def apply(args, check_mode, now):
@@ -43,6 +43,8 @@ def apply(args, check_mode, now):
                                                         args["reason"] if args["force"] else None)
             elif operation == "add":
                 changed = node_ledger.add(ledger, nodes, names, when, args["reason"] if args["force"] else None)
+            elif operation == "upgraded":
+                changed = node_ledger.upgraded(ledger, nodes, names, when)
             elif operation == "host_key":
                 fingerprints = [str(item) for item in args.get("fingerprints") or []]
                 changed = node_ledger.host_key(ledger, nodes, names, fingerprints,

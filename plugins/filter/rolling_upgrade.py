@@ -3,9 +3,9 @@ plugins/plugin_utils/rolling_upgrade.py."""
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import rolling_upgrade
 
 
-def upgrade_needed(pins, installed, env_exists, openmpi_needs_install, ungated=False):
+def upgrade_needed(pins, installed, env_exists, openmpi_needs_install):
     return rolling_upgrade.needs_upgrade(list(pins or []), dict(installed or {}), bool(env_exists),
-                                         bool(openmpi_needs_install), bool(ungated))
+                                         bool(openmpi_needs_install))
 
 
 def upgrade_gate_failures(batch, doctor_report, acceptance_report, quarantined):

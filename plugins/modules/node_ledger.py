@@ -40,7 +40,7 @@ options:
   action:
     description: What to do.
     type: str
-    choices: [read, record, quarantine, retire, return, add, host_key]
+    choices: [read, record, quarantine, retire, return, add, host_key, upgraded]
     default: read
   findings:
     description:
@@ -49,7 +49,7 @@ options:
     type: dict
     default: {}
   names:
-    description: The nodes to quarantine, retire or return.
+    description: The nodes to quarantine, retire, return, add, mark with a host key or mark as upgraded.
     type: list
     elements: str
     default: []
@@ -124,9 +124,10 @@ retired:
   elements: str
 ungated:
   description: >-
-    Nodes in service by force (returned or added again with the operator's reason) that the
-    doctor and acceptance have not both passed since; playbooks/upgrade.yml gates them even when
-    they hold the new pins.
+    Nodes in service that the doctor and acceptance have not both passed since they were put in
+    service by force (returned or added again with the operator's reason) or since
+    playbooks/upgrade.yml changed their environment (action C(upgraded)); playbooks/upgrade.yml
+    gates them even when they hold the new pins.
   returned: always
   type: list
   elements: str

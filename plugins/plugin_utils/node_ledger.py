@@ -15,8 +15,10 @@ good; verdicts no longer change it). A failed verdict quarantines a node in serv
 never returns a quarantined node by itself: ``return_to_service`` does, and only when the node
 passed both the doctor and acceptance after it was quarantined, unless forced with a reason.
 A node in service by force (returned or added again with a reason) keeps ``forced``: true until
-its state changes; until the doctor and acceptance pass it again it is ``ungated`` (view), and
-playbooks/upgrade.yml gates it even when it holds the new pins.
+its state changes; a node whose environment playbooks/upgrade.yml changed keeps the time as
+``upgraded``. Until the doctor and acceptance pass it again (after its return, or after that time)
+it is ``ungated`` (view), and playbooks/upgrade.yml gates it even when it holds the new pins (as a
+node of a batch stopped by another node's failed gate, upgraded but not judged by acceptance).
 A node whose host key the operator replaced (playbooks/replace.yml) keeps it as ``host_key``:
 {"fingerprints": [...], "accepted_by": "fingerprint" or "trust_on_first_use", "reason", "time"}.
 
@@ -111,6 +113,8 @@ def problems(ledger, path):
         found += [problem for problem in [_time_problem(f"{where}: since", entry.get("since"))] if problem]
         if "forced" in entry and (entry["forced"] is not True or entry.get("state") != "in_service"):
             found.append(f"{where}: forced is {entry['forced']!r}: only true, on a node in service")
+        if "upgraded" in entry:
+            found += [problem for problem in [_time_problem(f"{where}: upgraded", entry["upgraded"])] if problem]
         host_key = entry.get("host_key")
         if host_key is not None:
             if not isinstance(host_key, dict) or not isinstance(host_key.get("fingerprints"), list) \
@@ -261,6 +265,14 @@ def retire(ledger, addresses, names, reason, when):
     return changed
 
 
+def upgraded(ledger, addresses, names, when):
+    """Mark ``names`` as upgraded now (playbooks/upgrade.yml changed their environment): they are
+    ungated until the doctor and acceptance pass them again. Returns the names marked."""
+    for name in names:
+        _entry(ledger, name, addresses.get(name))["upgraded"] = when
+    return list(names)
+
+
 def return_problems(entry, name):
     """Why ``name`` may not return to service yet: each of doctor and acceptance must have passed
     it after it was quarantined."""
@@ -359,18 +371,26 @@ def stale(entry, max_age_seconds, now):
     return bool(times) and (now - max(times)).total_seconds() > max_age_seconds
 
 
+def _passed_since(entry, when):
+    verdicts = entry.get("verdicts", {})
+    return all(verdicts.get(source, {}).get("result") == "pass"
+               and parse_time(verdicts[source]["time"]) >= parse_time(when) for source in VERDICT_SOURCES)
+
+
 def ungated(entry, name):
-    """Whether a node is in service by force (returned or added again with the operator's reason)
-    and has not passed both the doctor and acceptance since: playbooks/upgrade.yml gates it again
-    even when it holds the new pins."""
-    return entry.get("state", "in_service") == "in_service" and entry.get("forced") is True \
-        and bool(return_problems(entry, name))
+    """Whether a node in service has not passed both the doctor and acceptance since it was put in
+    service by force (returned or added again with the operator's reason) or since its last
+    upgrade: playbooks/upgrade.yml gates it again even when it holds the new pins."""
+    if entry.get("state", "in_service") != "in_service":
+        return False
+    forced = entry.get("forced") is True and bool(return_problems(entry, name))
+    return forced or (bool(entry.get("upgraded")) and not _passed_since(entry, entry["upgraded"]))
 
 
 def view(ledger, names, max_age_seconds, now):
     """What the playbooks read: {in_service, quarantined: {node: text}, retired, ungated, rows}.
     ``names`` are the inventory's nodes (a node the ledger does not know is in service); ``ungated``
-    the nodes in service by force not passed by the doctor and acceptance since."""
+    the nodes in service not passed by the doctor and acceptance since a forced return or an upgrade."""
     result = {"in_service": [], "quarantined": {}, "retired": [], "ungated": [], "rows": []}
     for name in names:
         entry = ledger["nodes"].get(name, {"state": "in_service"})

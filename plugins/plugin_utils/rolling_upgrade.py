@@ -26,14 +26,12 @@ def batch_size_problems(value, host):
     return [f"{where}: {value!r} is not a number of nodes (1 or more) or a percentage (1% to 100%)"]
 
 
-def needs_upgrade(pins, installed, env_exists, openmpi_needs_install, ungated=False):
-    """Whether a node needs the upgrade and its gate: it did not hold what the settings ask for
-    before the upgrade ran on it (a pin (``[{"name", "version"}]``) whose installed version
-    (``{name: version or None}``, read before the install) differs, no environment yet, or OpenMPI
-    to (re)install), or it is ``ungated``: returned to service by force (as after failing its
-    gate) and not passed by the doctor and acceptance since, so holding the pins does not make it
-    upgraded. A provided environment (nothing pinned, nothing read) needs nothing of role python_env."""
-    if openmpi_needs_install or ungated:
+def needs_upgrade(pins, installed, env_exists, openmpi_needs_install):
+    """Whether a node did not hold what the settings ask for before the upgrade ran on it: a pin
+    (``[{"name", "version"}]``) whose installed version (``{name: version or None}``, read before
+    the install) differs, no environment yet, or OpenMPI to (re)install. A provided environment
+    (nothing pinned, nothing read) needs nothing of role python_env."""
+    if openmpi_needs_install:
         return True
     if pins and not env_exists:
         return True

@@ -98,6 +98,36 @@ def test_a_node_returned_by_force_is_ungated_until_the_doctor_and_acceptance_pas
     assert apply(args(tmp_path, action="return", names=["node3"]), False, later)["ungated"] == []
 
 
+def test_an_upgraded_node_is_ungated_until_the_doctor_and_acceptance_pass_it_after_the_upgrade(tmp_path):
+    # node1 and node2 passed both before the upgrade; a batch of node1, node2 and node3 is upgraded.
+    for source in ("doctor", "acceptance"):
+        apply(args(tmp_path, action="record", findings={"node1": passed(source), "node2": passed(source)}), False, T0)
+    later = T0 + datetime.timedelta(hours=1)
+    marked = apply(args(tmp_path, action="upgraded", names=["node1", "node2"]), False, later)
+    assert marked["changed"] and marked["ungated"] == ["node1", "node2"]
+    # The gate stopped at node3's doctor failure: node1 passed the doctor, acceptance never ran.
+    apply(args(tmp_path, action="record", findings={"node1": passed("doctor"), "node3": fail("doctor", "ssh_mesh")}),
+          False, later)
+    view = apply(args(tmp_path), False, later)
+    assert view["ungated"] == ["node1", "node2"] and view["in_service"] == ["node1", "node2"]
+    # The next run's gate passes node1 with both: it is no longer ungated; node2 still is.
+    gated = apply(args(tmp_path, action="record", findings={"node1": passed("acceptance")}),
+                  False, later + datetime.timedelta(minutes=5))
+    assert gated["ungated"] == ["node2"]
+    # A failed verdict after the upgrade quarantines node2: out of service, so not ungated.
+    failed = apply(args(tmp_path, action="record", findings={"node2": fail("acceptance", "slow")}), False, later)
+    assert failed["ungated"] == [] and "node2" in failed["quarantined"]
+
+
+def test_an_upgraded_mark_that_is_not_a_time_is_refused(tmp_path):
+    path = tmp_path / "ledger.json"
+    ledger = node_ledger.empty(str(tmp_path / "hosts.yml"))
+    ledger["nodes"]["node1"] = {"state": "in_service", "since": "2026-11-26T06:00:00Z", "upgraded": "yesterday",
+                                "verdicts": {}}
+    problems = node_ledger.problems(ledger, str(path))
+    assert len(problems) == 1 and problems[0].startswith(f"{path}: node node1: upgraded")
+
+
 def test_a_forced_mark_on_a_node_out_of_service_is_refused(tmp_path):
     path = tmp_path / "ledger.json"
     ledger = node_ledger.empty(str(tmp_path / "hosts.yml"))

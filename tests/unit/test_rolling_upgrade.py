@@ -38,9 +38,6 @@ def test_needs_upgrade():
     assert rolling_upgrade.needs_upgrade(pins, {}, False, False) is True
     assert rolling_upgrade.needs_upgrade(pins, {"six": "1.17.0"}, True, True) is True
     assert rolling_upgrade.needs_upgrade([], {}, False, False) is False
-    # A node that holds the pins but failed its gate and was returned by force is gated again.
-    assert rolling_upgrade.needs_upgrade(pins, {"six": "1.17.0"}, True, False, ungated=True) is True
-    assert rolling_upgrade.needs_upgrade([], {}, False, False, ungated=True) is True
 
 
 def test_gate_failures_of_the_batch_only():
