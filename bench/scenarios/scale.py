@@ -439,7 +439,8 @@ TABLES = (
     ("rounds", "Rounds (acceptance: pair rounds; doctor: peers each node logs in to, one after another):", False),
     ("tasks", "Tasks run (each a barrier of the linear strategy):", False),
     ("output_lines", "Lines of output:", False),
-    ("longest_idle_gap_seconds", "The longest pause of one host between two of its tasks, seconds:", False),
+    ("longest_idle_gap_seconds", "The longest pause of one host between two of its tasks, seconds (the controller's "
+                                 "own plays on localhost included):", False),
 )
 
 
