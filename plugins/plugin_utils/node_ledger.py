@@ -269,7 +269,10 @@ def upgraded(ledger, addresses, names, when):
     """Mark ``names`` as upgraded now (playbooks/upgrade.yml changed their environment): they are
     ungated until the doctor and acceptance pass them again. Returns the names marked."""
     for name in names:
-        _entry(ledger, name, addresses.get(name))["upgraded"] = when
+        entry = _entry(ledger, name, addresses.get(name))
+        entry["upgraded"] = when
+        if entry.get("since") is None:
+            entry["since"] = when
     return list(names)
 
 

@@ -119,6 +119,12 @@ def test_an_upgraded_node_is_ungated_until_the_doctor_and_acceptance_pass_it_aft
     assert failed["ungated"] == [] and "node2" in failed["quarantined"]
 
 
+def test_a_node_first_known_to_the_ledger_by_its_upgrade_reads_back(tmp_path):
+    marked = apply(args(tmp_path, action="upgraded", names=["node3"]), False, T0)
+    assert marked["ungated"] == ["node3"]
+    assert apply(args(tmp_path), False, T0)["ungated"] == ["node3"]
+
+
 def test_an_upgraded_mark_that_is_not_a_time_is_refused(tmp_path):
     path = tmp_path / "ledger.json"
     ledger = node_ledger.empty(str(tmp_path / "hosts.yml"))
