@@ -346,6 +346,8 @@ class Fleet:
              "every other node in service"),
             (all(verdict(ledger, node, "doctor") == "pass" and verdict(ledger, node, "acceptance") == "pass"
                  for node in first), "the first batch passed by the doctor and acceptance"),
+            (all(node_state(ledger, node)[2].get("upgraded") for node in second if node != faulty),
+             "the stopped batch's other nodes marked upgraded (gated by the next run)"),
             ("The upgrade stopped at the batch %s" % ", ".join(second) in output, "the run names the stopped batch"),
             ("Upgraded and gated: %s" % ", ".join(first) in output, "the run names the first batch upgraded"),
             ("Not upgraded, still on the previous environment: %s" % ", ".join(rest) in output,
