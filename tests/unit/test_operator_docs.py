@@ -1,11 +1,19 @@
-"""The operator's documents name the inventory in every command, and docs/guide.md holds the
-blocks scenario guide runs (molecule/guide/run_guide.py reads them from the document)."""
+"""The operator's documents name the inventory in every command, their relative links lead to files
+and headings that exist, and docs/guide.md holds the blocks scenario guide runs
+(molecule/guide/run_guide.py reads them from the document)."""
+import glob
 import importlib.util
 import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMMAND = re.compile(r"(?:^|[`\s])(ansible(?:-playbook)?) (?![\d]|-vvvv)[^`\n]*", re.M)
+# The README and the pages it sends operators to for the commands of each topic.
+OPERATOR_PAGES = ("README.md", "docs/guide.md", "docs/provisioning.md", "docs/jobs.md", "docs/checks.md",
+                  "docs/fleet.md")
+FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^#{1,6} +(.+?) *$", re.M)
 
 
 def read(path):
@@ -20,11 +28,43 @@ def run_guide():
     return module
 
 
-def test_every_command_of_the_readme_and_the_guide_names_its_inventory():
-    for path in ("README.md", "docs/guide.md"):
+def anchors(text):
+    """The anchors GitHub gives a document's headings (outside code blocks)."""
+    seen = {}
+    for title in HEADING.findall(FENCE.sub("", text)):
+        slug = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+        seen[slug] = seen.get(slug, -1) + 1
+        yield slug if seen[slug] == 0 else "%s-%d" % (slug, seen[slug])
+
+
+def test_every_command_of_the_operator_pages_names_its_inventory():
+    for path in OPERATOR_PAGES:
         commands = [match.group(0).strip(" `") for match in COMMAND.finditer(read(path))]
-        assert len(commands) > 5, path
+        assert commands, path
         assert [command for command in commands if " -i " not in " %s " % command] == [], path
+    assert len([match for match in COMMAND.finditer(read("README.md"))]) > 5
+
+
+def test_anchors_follow_github_rules():
+    text = "# What `site.yml` does\n```sh\n# Add: not a heading\n```\n## Every rank's stack\n## Every rank's stack\n"
+    assert list(anchors(text)) == ["what-siteyml-does", "every-ranks-stack", "every-ranks-stack-1"]
+
+
+def test_every_relative_link_of_the_readme_and_docs_leads_to_a_file_and_heading_that_exist():
+    paths = ["README.md"] + sorted(os.path.relpath(path, ROOT) for path in glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    assert "docs/fleet.md" in paths
+    broken = []
+    for path in paths:
+        for target in LINK.findall(FENCE.sub("", read(path))):
+            if re.match(r"[a-z]+:", target):
+                continue
+            name, _, anchor = target.partition("#")
+            linked = os.path.normpath(os.path.join(os.path.dirname(path), name)) if name else path
+            if not os.path.exists(os.path.join(ROOT, linked)):
+                broken.append("%s: %s (no file %s)" % (path, target, linked))
+            elif anchor and anchor not in set(anchors(read(linked))):
+                broken.append("%s: %s (no heading #%s in %s)" % (path, target, anchor, linked))
+    assert broken == []
 
 
 def test_the_guide_has_every_step_the_scenario_runs_in_order():
