@@ -80,7 +80,7 @@ molecule: setup assets  ## Every Molecule scenario, each on its own sandbox, MOL
 	$(BIN)/python molecule/lanes.py
 	$(phase_ended)
 
-bench: setup image sources ml  ## Benchmarks on the sandbox: all eight, or SCENARIOS="doctor planning" (bench/run.py --list)
+bench: setup image sources ml  ## Benchmarks on the sandbox: all nine, or SCENARIOS="doctor planning" (bench/run.py --list)
 	$(BIN)/python bench/run.py $(SCENARIOS)
 
 clean: sandbox-down  ## Remove the sandbox, the ML volume and the venv

@@ -22,7 +22,7 @@ import harness  # noqa: E402  (bench/ is not a package: found through the path e
 import report  # noqa: E402
 
 # In the order the issue lists them; the cheapest that needs no node runs last.
-SCENARIOS = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance", "fleet_faults", "scale")
+SCENARIOS = ("openmpi", "site_rerun", "launch_fanout", "doctor", "planning", "acceptance", "fleet_faults", "scale", "forks_memory")
 
 
 def main():

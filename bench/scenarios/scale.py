@@ -15,6 +15,7 @@ All nodes share this machine's 2 cores, so wall time is not the figure. Per run:
 - controller peak memory: the same sampler sums the RSS and the PSS (/proc/PID/smaps_rollup:
   shared pages split among the processes sharing them, so the forks' copy-on-write pages are
   counted once) of every descendant of this process plus those masters; the peak of each sum;
+  and apart, the peak PSS and number of ansible-playbook's own processes (it and its workers);
 - the nodes' CPU seconds: the sum over the containers of their cgroup's cpuacct.usage, after
   minus before; their memory: the peak of the summed memory.usage_in_bytes (sampled), and each
   container's own peak (memory.max_usage_in_bytes, reset before the run);
@@ -148,7 +149,8 @@ class Meter:
         self.stop_flag = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.masters_cpu, self.main_cpu, self.sockets = {}, {}, set()
-        self.peak = {"controller_rss": 0, "controller_pss": 0, "nodes_memory": 0, "controller_processes": 0}
+        self.peak = {"controller_rss": 0, "controller_pss": 0, "nodes_memory": 0, "controller_processes": 0,
+                     "ansible_pss": 0, "ansible_processes": 0}
 
     def __enter__(self):
         self.cpu_before = self._nodes_cpu()
@@ -175,7 +177,7 @@ class Meter:
                    for path in self.cgroups.values()) / 1e9
 
     def _sample(self):
-        parents, ticks, masters, mains = {}, {}, set(), set()
+        parents, ticks, masters, mains, ansible = {}, {}, set(), set(), set()
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
@@ -186,8 +188,11 @@ class Meter:
                     command = handle.read()
                 if self.control_dir.encode() in command:
                     masters.add(int(name))
-                elif parents[int(name)] == os.getpid() and b"ansible-playbook" in command:
-                    mains.add(int(name))
+                elif b"ansible-playbook" in command:
+                    # A fork keeps its parent's command line: ansible-playbook and its workers.
+                    ansible.add(int(name))
+                    if parents[int(name)] == os.getpid():
+                        mains.add(int(name))
             except (OSError, ValueError):
                 continue
         tree = descendants(parents, os.getpid())
@@ -196,13 +201,18 @@ class Meter:
             self.masters_cpu[pid] = ticks[pid] / CLOCK_TICKS
         for pid in mains:
             self.main_cpu[pid] = ticks[pid] / CLOCK_TICKS
-        rss = pss = 0
+        rss = pss = ansible_pss = 0
+        ansible &= tree
         for pid in tree | masters:
             memory = _memory(pid)
             rss, pss = rss + memory[0], pss + memory[1]
+            if pid in ansible:
+                ansible_pss += memory[1]
         self.peak["controller_rss"] = max(self.peak["controller_rss"], rss)
         self.peak["controller_pss"] = max(self.peak["controller_pss"], pss)
         self.peak["controller_processes"] = max(self.peak["controller_processes"], len(tree | masters))
+        self.peak["ansible_pss"] = max(self.peak["ansible_pss"], ansible_pss)
+        self.peak["ansible_processes"] = max(self.peak["ansible_processes"], len(ansible))
         try:
             self.sockets.update(os.listdir(self.control_dir))
         except OSError:
@@ -290,6 +300,9 @@ def measured_run(sandbox, playbook, state_home, extravars=None, cmdline=None, co
         "controller_peak_rss_mib": round(meter.peak["controller_rss"] / 2 ** 20, 1),
         "controller_peak_pss_mib": round(meter.peak["controller_pss"] / 2 ** 20, 1),
         "controller_peak_processes": meter.peak["controller_processes"],
+        # ansible-playbook and its workers alone (the rest: the ssh clients and masters)
+        "controller_peak_ansible_pss_mib": round(meter.peak["ansible_pss"] / 2 ** 20, 1),
+        "controller_peak_ansible_processes": meter.peak["ansible_processes"],
         "nodes_cpu_seconds": round(meter.nodes_cpu, 3),
         "nodes_peak_memory_mib": round(meter.peak["nodes_memory"] / 2 ** 20, 1),
         "node_peak_memory_mib_max": round(max(meter.node_peaks.values() or [0]) / 2 ** 20, 1),
