@@ -90,6 +90,9 @@ SLOW_RATE = "25mbit"
 DOCTOR_SETTINGS = dict(doctor.BUSY_SETTINGS, doctor_listener_seconds=600)
 ACCEPTANCE_SETTINGS = {"acceptance_timeout": acceptance.TIMEOUT,
                        "acceptance_intra_slow_ratio": acceptance.INTRA_SLOW_RATIO}
+# Every pair in the doctor and acceptance, whatever the size: the upgrade steps' fault (node U's
+# known_hosts without node1) shows only in the pair U-node1, which a sample may leave out.
+EVERY_PAIR = {"cluster_exhaustive_max_nodes": 100000}
 LEDGER_UTILS = os.path.join(harness.ROOT, "plugins", "plugin_utils")
 # The upgrade steps' training environment (as Molecule scenario upgrade's): six alone, from a
 # wheelhouse of the run's own, in role python_env's venv instead of the ML volume.
@@ -248,7 +251,8 @@ class Fleet:
         """One playbook run with a ControlPath directory of its own, closed afterwards."""
         control = tempfile.mkdtemp(prefix="bench-cp-")
         try:
-            return harness.run_playbook(playbook, self.sandbox.inventory, extravars, cmdline=cmdline,
+            return harness.run_playbook(playbook, self.sandbox.inventory, dict(EVERY_PAIR, **(extravars or {})),
+                                        cmdline=cmdline,
                                         envvars={"ANSIBLE_SSH_CONTROL_PATH_DIR": control,
                                                  "XDG_STATE_HOME": self.state_home})
         finally:
