@@ -11,6 +11,14 @@ SIGNALS = {1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: 
 ENTRY_FIELDS = ("id", "cause", "fix", "source")
 MAX_LINES = 5
 
+# Lines that are not evidence of a failure: a severity below error (MindSpore's and glog's
+# "[WARNING]", "[INFO]"; c10's "[W socket.cpp:...]" and "[W1128 ...]"; Python's logging and
+# warnings) or a message that says it will try again.
+NOT_FAILURE = re.compile(
+    r"^\s*(?:\[(?:WARNING|WARN|INFO|DEBUG|NOTICE)\]|\[[WID](?:\d{4}\b|\s)|(?:WARNING|INFO|DEBUG):|[WID]\d{4}\s)"
+    r"|\b\w*Warning: "
+    r"|retry\(\d+/\d+\)|\b(?:try|trying|will try) to reconnect|\bretrying\b|\bwill retry\b",
+    re.IGNORECASE)
 # mpirun (help-orterun.txt [orterun:proc-aborted-strsignal], [orterun:non-zero-exit]).
 MPIRUN_SIGNAL = re.compile(r"noticed that process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)")
 MPIRUN_EXIT = re.compile(r"Process name:\s*\[\[\d+,\d+\],(\d+)\]\s*\n\s*Exit code:\s*(-?\d+)")
@@ -71,13 +79,20 @@ def _public(entry, line):
     return found
 
 
+def is_failure_line(line):
+    """Whether a log line can be evidence of a failure: not a warning, an informational line or
+    a message that says it will retry (those are never a cause)."""
+    return not NOT_FAILURE.search(line)
+
+
 def explain(catalogue, text, exit_code=None):
     """Every catalogue entry that matches ``text`` (a log) or ``exit_code``, in catalogue order.
 
-    Each is {id, cause, fix, source, line}: line is the first matching log line (or
-    "exit N" when only the exit status matched).
+    Only lines that can be evidence of a failure are matched (is_failure_line). Each is {id,
+    cause, fix, source, line}: line is the first matching log line (or "exit N" when only the
+    exit status matched).
     """
-    lines = [line.strip() for line in (text or "").splitlines()]
+    lines = [line.strip() for line in (text or "").splitlines() if is_failure_line(line)]
     found = []
     for entry in catalogue:
         line = None
@@ -241,13 +256,16 @@ def diagnose(summary, logs, catalogue, clocks=None):
     if summary["result"] != "succeeded":
         for host in sorted(launchers):
             status = next((item for item in summary.get("launchers", []) if item.get("host") == host), {})
-            hits = explain(catalogue, launchers[host]["text"])
+            # A launcher that exited 0 is never a failure; one without a status (killed, or the
+            # start failed) only with a known cause among its error lines.
+            hits = [] if status.get("exit") == 0 else explain(catalogue, launchers[host]["text"])
             if status.get("exit") in (0, None) and not hits:
                 continue
             errors = list(dict.fromkeys([hit["line"] for hit in hits] + launchers[host]["errors"]))
             explained.append({"host": host, "exit": status.get("exit"), "errors": errors[:MAX_LINES],
                               "diagnosis": hits[0] if hits else None})
     summary["launcher_diagnosis"] = explained
+    _explain_after_success(summary.get("after_success") or [], logs, catalogue)
     if (summary.get("hang") or {}).get("hung"):
         # Ranks the suite stopped (SIGTERM) after the hang are not why it hung.
         candidates = [item for item in candidates if "SIGTERM" not in (item["exit_text"] or "")]
@@ -272,6 +290,18 @@ def diagnose(summary, logs, catalogue, clocks=None):
         summary["first_error"] = first["error"]
     summary["clocks"] = clocks
     return summary
+
+
+def _explain_after_success(items, logs, catalogue):
+    """Give each launcher or scheduler that failed after every rank returned 0 its line and known
+    cause, in place; those with a known cause first."""
+    for item in items:
+        kind = "schedulers" if item["kind"] == "scheduler" else "launchers"
+        log = logs.get(kind, {}).get(item.get("host"), {"text": "", "errors": []})
+        hits = explain(catalogue, log["text"])
+        item["diagnosis"] = hits[0] if hits else None
+        item["line"] = _first_line(item["diagnosis"], log["errors"])
+    items.sort(key=lambda item: item["diagnosis"] is None)
 
 
 def explanation_lines(diagnosis, indent):

@@ -12,7 +12,10 @@ log directory):
   (mpirun --output-filename, on the master), ``scheduler.log``.
 
 Per rank the summary gives the exit status, the last ``loss`` line (and the first and last loss
-values), and for failed ranks their first error lines. Plain Python, stdlib only.
+values), and for failed ranks their first error lines. The job's outcome rests on the ranks' own
+records: it succeeded when every rank's script returned 0, whatever a launcher or the scheduler
+did after that (a crash in the framework's teardown is then a warning, not a failure). Plain
+Python, stdlib only.
 """
 import json
 import os
@@ -20,7 +23,8 @@ import re
 
 from ansible_collections.cluster_suite.hpc.plugins.module_utils.job_log_names import MPI_LOG, RANK_LOG
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_failures import explanation_lines
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_failures import (
+    describe_exit, explanation_lines, is_failure_line)
 
 LOSS_VALUE = re.compile(r"\bloss(?:\s+is|\s*[:=])\s*\[?\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
                         re.IGNORECASE)
@@ -62,12 +66,11 @@ def last_loss_line(text):
 
 def error_lines(text, limit=MAX_ERRORS):
     """The exception lines of tracebacks first, then other error lines, ``limit`` at most."""
-    lines = text.splitlines()
+    lines = [line for line in text.splitlines() if is_failure_line(line)]
     exceptions = [line.strip() for line in lines if EXCEPTION_LINE.match(line)]
     others = [line.strip() for line in lines
               if ERROR_LINE.search(line) and line.strip() not in exceptions
-              and not (exceptions and line.lstrip().startswith("Traceback"))
-              and not line.lstrip().startswith(("[WARNING]", "[INFO]"))]
+              and not (exceptions and line.lstrip().startswith("Traceback"))]
     picked = list(dict.fromkeys(exceptions + others))
     return picked[:limit]
 
@@ -165,13 +168,14 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
         if state not in ("ok", "running"):
             row["errors"] = error_lines(text) or ([status["error"]] if status and status.get("error") else [])
         rows.append(row)
-    failed_launchers = [item for item in launchers if item.get("exit") not in (0, None)]
     failed = [row for row in rows if row["state"] not in ("ok", "running")]
     if running_hosts and not failed:
         result = "running"
-    elif failed or failed_launchers or not rows:
+    elif failed or not rows:
         result = "failed"
     else:
+        # Every rank's script returned 0: launchers and schedulers that failed after that are
+        # reported as a warning (after_success), never as the job's failure.
         result = "succeeded"
     # The root cause is usually the rank that failed first (the others die of its absence).
     timed = [row for row in failed if isinstance((statuses.get(row["rank"]) or {}).get("time"), (int, float))]
@@ -190,11 +194,38 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
         "running_hosts": running_hosts,
         "not_copied": {host: list(items) for host, items in sorted((not_copied or {}).items()) if items},
         "earlier_hosts": earlier_hosts(root, hosts),
+        "after_success": after_success(launchers, schedulers, launcher) if result == "succeeded" else [],
     }
     if not rows:
         summary["launcher_errors"] = _launcher_errors(root, hosts)
     summary["text"] = render(summary)
     return summary
+
+
+def after_success(launchers, schedulers, launcher=None):
+    """The launchers and schedulers that exited non-zero in a job whose every rank returned 0:
+    [{kind, host, exit, exit_text}] (job_failures.diagnose adds the line and the known cause)."""
+    found = [{"kind": "scheduler", "host": item.get("host"), "exit": item.get("exit")}
+             for item in schedulers if item.get("exit") not in (0, None)]
+    found += [{"kind": item.get("launcher") or launcher or "launcher", "host": item.get("host"), "exit": item.get("exit")}
+              for item in launchers if item.get("exit") not in (0, None)]
+    return [dict(item, exit_text=describe_exit(item["exit"]), line=None, diagnosis=None) for item in found]
+
+
+def after_success_line(items):
+    """The one warning line of a succeeded job whose launcher or scheduler failed afterwards."""
+    if not items:
+        return None
+    first = items[0]
+    line = (f"  warning: every rank's script returned 0 (the training completed); afterwards "
+            f"{first['kind']} on {first['host']} failed, {first['exit_text']}")
+    if first.get("line"):
+        line += f": {first['line']}"
+    if first.get("diagnosis"):
+        line += f" (known cause {first['diagnosis']['id']}, in the failure catalogue)"
+    if len(items) > 1:
+        line += "; also " + ", ".join(f"{item['kind']} on {item['host']} ({item['exit_text']})" for item in items[1:])
+    return line
 
 
 def _launcher_errors(root, hosts=None):
@@ -222,6 +253,9 @@ def render(summary):
     elif "first_failure" not in summary and summary.get("first_failed_rank") is not None:
         lines.append(f"  first failure: rank {summary['first_failed_rank']} on {summary['first_failed_host']}: "
                      f"{summary['first_error'] or 'no error line'}")
+    warning = after_success_line(summary.get("after_success"))
+    if warning:
+        lines.append(warning)
     for row in rows:
         exit_text = "running" if row["state"] == "running" else row.get("exit_text") or (
             f"exit {row['exit']}" if row["exit"] is not None else row["state"])
@@ -233,13 +267,14 @@ def render(summary):
         if row.get("diagnosis"):
             lines.append(f"    known cause: {row['diagnosis']['id']}")
         lines += [f"    CANN log: {path}" for path in row.get("plogs", [])]
-    for item in summary.get("schedulers", []):
+    succeeded = summary["result"] == "succeeded"
+    for item in [] if succeeded else summary.get("schedulers", []):
         if item.get("diagnosis") or item.get("errors"):
             lines.append(f"  scheduler on {item.get('host')}: exit {item.get('exit')}")
             lines += [f"    error: {error}" for error in item.get("errors", [])[:MAX_ERRORS]]
             lines += explanation_lines(item.get("diagnosis"), "    ")
     explained = summary.get("launcher_diagnosis")
-    for item in summary["launchers"] if explained is None else explained:
+    for item in [] if succeeded else summary["launchers"] if explained is None else explained:
         if explained is not None or item.get("exit") not in (0, None):
             lines.append(f"  launcher on {item.get('host')}: exit {item.get('exit')}")
         lines += [f"    error: {error}" for error in item.get("errors", [])]

@@ -52,3 +52,29 @@ def test_rank_log_redirect(tmp_path):
     result = run(tmp_path, "print('hello from rank 1')\n", {"RANK": "1", "CS_RANK_LOG": "1"})
     assert result.returncode == 0 and result.stdout == ""
     assert (tmp_path / "logs" / "worker_1.log").read_text() == "hello from rank 1\n"
+
+
+def test_flight_recorder_keeps_where_a_killed_rank_was(tmp_path):
+    body = ("import os, signal, time\n"
+            "def slow_step():\n"
+            "    time.sleep(0.6)\n"
+            "    os.kill(os.getpid(), signal.SIGKILL)\n"
+            "slow_step()\n")
+    result = run(tmp_path, body, {"RANK": "3", "CS_FLIGHT_INTERVAL": "0.1"})
+    assert result.returncode == -9
+    assert not (tmp_path / "logs" / "status" / "rank_3.json").exists()
+    record = json.loads((tmp_path / "logs" / "flight" / "rank_3.json").read_text())
+    assert record["rank"] == 3 and record["host"] == "node9"
+    innermost = record["frames"][0]
+    assert innermost["name"] == "slow_step" and innermost["line"] == 3
+    assert innermost["short_filename"] == "script.py"
+
+
+def test_flight_recorder_stops_when_the_script_returns_and_can_be_turned_off(tmp_path):
+    run(tmp_path, "import time; time.sleep(0.3)\n", {"RANK": "1", "CS_FLIGHT_INTERVAL": "0.05"})
+    flight = tmp_path / "logs" / "flight" / "rank_1.json"
+    written = flight.stat().st_mtime
+    assert json.loads(flight.read_text())["frames"][0]["name"] == "<module>"
+    assert status(tmp_path, "rank_1.json")["time"] >= written
+    run(tmp_path, "import time; time.sleep(0.3)\n", {"RANK": "2", "CS_FLIGHT_INTERVAL": "0"})
+    assert not (tmp_path / "logs" / "flight" / "rank_2.json").exists()

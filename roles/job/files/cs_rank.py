@@ -8,6 +8,14 @@ $CS_LOG_DIR/status/rank_<N>.json (scheduler.json for MS_ROLE=MS_SCHED) with the 
 on an exception, its last line. The rank comes from RANK (torchrun), RANK_ID (msrun),
 MS_NODE_ID (dynamic cluster) or OMPI_COMM_WORLD_RANK. With CS_RANK_LOG=1 the output goes to
 $CS_LOG_DIR/worker_<N>.log. SIGTERM (stop.yml) ends the rank with status 143.
+
+The record is written when SCRIPT returns, before the interpreter's exit handlers run: a crash in
+a framework's teardown after it (MindSpore's exit handler) does not change what the script did.
+
+Flight recorder: while SCRIPT runs, a daemon thread writes the main thread's Python stack every
+CS_FLIGHT_INTERVAL seconds (5; 0 turns it off) to $CS_LOG_DIR/flight/rank_<N>.json, in py-spy's
+JSON frame format, innermost first. When a launcher or a collective's timeout kills the rank,
+its last record still says where it was. It stops before the record of the exit is written.
 """
 import json
 import os
@@ -15,8 +23,11 @@ import runpy
 import signal
 import socket
 import sys
+import threading
 import time
 import traceback
+
+FLIGHT_INTERVAL = 5.0
 
 
 def rank_and_role():
@@ -30,17 +41,70 @@ def rank_and_role():
 
 
 def write_status(log_dir, rank, role, code, error):
-    status_dir = os.path.join(log_dir, "status")
-    os.makedirs(status_dir, exist_ok=True)
     name = "scheduler.json" if role == "scheduler" else "rank_%s.json" % (rank if rank is not None else os.getpid())
-    record = {"rank": rank, "role": role, "exit": code, "error": error,
-              "host": os.environ.get("CS_HOST") or socket.gethostname(), "pid": os.getpid(),
-              "time": time.time()}
-    tmp = os.path.join(status_dir, ".%s.%d" % (name, os.getpid()))
+    _atomic_json(os.path.join(log_dir, "status"), name,
+                 {"rank": rank, "role": role, "exit": code, "error": error,
+                  "host": os.environ.get("CS_HOST") or socket.gethostname(), "pid": os.getpid(),
+                  "time": time.time()})
+
+
+def _atomic_json(directory, name, record):
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, ".%s.%d" % (name, os.getpid()))
     with open(tmp, "w", encoding="utf-8") as handle:
         json.dump(record, handle)
         handle.write("\n")
-    os.replace(tmp, os.path.join(status_dir, name))
+    os.replace(tmp, os.path.join(directory, name))
+
+
+def stack_frames(frame, code_dir):
+    """A Python stack as py-spy's JSON frames, innermost first."""
+    frames = []
+    while frame is not None:
+        path = frame.f_code.co_filename
+        short = os.path.relpath(path, code_dir) if path.startswith(code_dir + os.sep) else os.path.basename(path)
+        frames.append({"name": frame.f_code.co_name, "filename": path, "short_filename": short,
+                       "line": frame.f_lineno})
+        frame = frame.f_back
+    return frames
+
+
+class FlightRecorder(threading.Thread):
+    """Writes the main thread's stack to ``<log_dir>/flight/rank_<N>.json`` every ``interval`` s."""
+
+    def __init__(self, log_dir, rank, interval):
+        super().__init__(name="cs-flight-recorder", daemon=True)
+        self.directory = os.path.join(log_dir, "flight")
+        self.name_of_file = "rank_%d.json" % rank
+        self.rank = rank
+        self.interval = interval
+        self.main_id = threading.main_thread().ident
+        self.code_dir = os.getcwd()
+        self.ended = threading.Event()
+
+    def record(self):
+        frame = sys._current_frames().get(self.main_id)  # pylint: disable=protected-access
+        if frame is None or self.ended.is_set():
+            return
+        _atomic_json(self.directory, self.name_of_file,
+                     {"rank": self.rank, "host": os.environ.get("CS_HOST") or socket.gethostname(),
+                      "pid": os.getpid(), "time": time.time(), "interval": self.interval,
+                      "frames": stack_frames(frame, self.code_dir)})
+
+    def run(self):
+        while not self.ended.wait(self.interval):
+            try:
+                self.record()
+            except OSError:
+                return
+
+
+def flight_interval():
+    try:
+        value = float(os.environ.get("CS_FLIGHT_INTERVAL", FLIGHT_INTERVAL))
+    except ValueError:
+        return FLIGHT_INTERVAL
+    return value if value > 0 else None
 
 
 def on_sigterm(_signum, _frame):
@@ -70,6 +134,11 @@ def main():
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code, error = 0, None
+    recorder = None
+    interval = flight_interval()
+    if role == "worker" and rank is not None and interval:
+        recorder = FlightRecorder(log_dir, rank, interval)
+        recorder.start()
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
@@ -83,6 +152,9 @@ def main():
         traceback.print_exc()
         code = 1
         error = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
+    finally:
+        if recorder is not None:
+            recorder.ended.set()
     sys.stdout.flush()
     sys.stderr.flush()
     write_status(log_dir, rank, role, code, error)
