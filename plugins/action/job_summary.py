@@ -12,7 +12,7 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_summary 
     diagnosis_logs, render, summarize)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_unpack import UnpackError, unpack_logs
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_stacks import (
-    analyse, render as render_stacks, write_stacks)
+    analyse, flight_records, render as render_stacks, with_flight_records, write_stacks)
 
 
 def unpack(args, check_mode):
@@ -50,18 +50,37 @@ def summary_of(args):
         if (summary.get("hang") or {}).get("hung"):
             summary["result"] = "hung"
         diagnose(summary, diagnosis_logs(args["log_root"], args["hosts"]), catalogue, args["clocks"])
-        summary["text"] = render(summary)
+    stacks = job_stacks(args, summary, expected)
+    if stacks:
+        summary["stacks"] = analyse(stacks, expected, *_rank_exits(summary))
+        summary["stacks"]["folder"] = os.path.join(args["log_root"], "stacks")
+        summary["stacks"]["text"] = "\n".join(render_stacks(summary["stacks"], summary["stacks"]["folder"]))
+        summary["held_up_by"] = summary["stacks"]["likely_cause"]
+    summary["text"] = render(summary)
     summary["text"] += "".join("\n" + line for line in hang_lines(summary.get("hang")))
     if summary.get("timed_out") and summary["result"] != "succeeded":
         summary["text"] += "\n  the job did not finish within job_timeout and was stopped"
-    if args["stacks"]:
-        exits = {row["rank"]: row["exit"] for row in summary["ranks"] if row.get("exit") is not None}
-        started = [row["rank"] for row in summary["ranks"] if row.get("logs") or row.get("exit") is not None]
-        summary["stacks"] = analyse(args["stacks"], expected, exits, started)
-        summary["stacks"]["folder"] = os.path.join(args["log_root"], "stacks")
-        summary["stacks"]["text"] = "\n".join(render_stacks(summary["stacks"], summary["stacks"]["folder"]))
+    if stacks:
         summary["text"] += "\n" + summary["stacks"]["text"]
-    return summary
+    return summary, stacks
+
+
+def _rank_exits(summary):
+    """({rank: exit} of the ranks' records, [ranks that started]) for job_stacks.analyse."""
+    exits = {row["rank"]: row["exit"] for row in summary["ranks"] if row.get("exit") is not None}
+    started = [row["rank"] for row in summary["ranks"] if row.get("logs") or row.get("exit") is not None]
+    return exits, started
+
+
+def job_stacks(args, summary, expected):
+    """The stacks to analyse: py-spy's dumps of the ranks alive (args["stacks"]) and, when the job
+    did not succeed, the flight records of the ranks that did not return 0."""
+    if summary["result"] in ("succeeded", "running"):
+        return args["stacks"]
+    exits, _started = _rank_exits(summary)
+    hosts = args["hosts"] if args["hosts"] is not None else sorted(set(expected.values()))
+    flight = flight_records(args["log_root"], hosts, exits)
+    return with_flight_records(args["stacks"], flight) if flight else args["stacks"]
 
 
 class ActionModule(ControllerAction):
@@ -85,12 +104,12 @@ class ActionModule(ControllerAction):
     def act(self, args, check_mode):
         if args["archive"]:
             return unpack(args, check_mode)
-        summary = summary_of(args)
+        summary, stacks = summary_of(args)
         dest = args["dest"] or os.path.join(args["log_root"], "summary.json")
         if not check_mode:
-            if args["stacks"]:
+            if stacks:
                 try:
-                    write_stacks(args["log_root"], args["stacks"], summary["stacks"], summary["stacks"]["text"])
+                    write_stacks(args["log_root"], stacks, summary["stacks"], summary["stacks"]["text"])
                 except (OSError, ValueError) as exc:
                     raise ActionError("the stacks of job %s were not written: %s" % (args["job"], exc)) from exc
             os.makedirs(os.path.dirname(dest), exist_ok=True)

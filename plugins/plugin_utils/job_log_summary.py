@@ -253,6 +253,8 @@ def render(summary):
     elif "first_failure" not in summary and summary.get("first_failed_rank") is not None:
         lines.append(f"  first failure: rank {summary['first_failed_rank']} on {summary['first_failed_host']}: "
                      f"{summary['first_error'] or 'no error line'}")
+    for item in summary.get("held_up_by") or []:
+        lines.append(f"  held up by: rank {item['rank']} on {item['host']}, {item['where']}, {item['reason']}")
     warning = after_success_line(summary.get("after_success"))
     if warning:
         lines.append(warning)

@@ -6,7 +6,10 @@ line) form a group, described by its innermost Python function and the innermost
 job's own code ("`all_reduce` at train.py:88"). The likely cause of a hang: when some ranks wait
 in a collective (a frame named like all_reduce, barrier, ... or a collective library's wait),
 the ranks that do not and the ranks whose process is gone; otherwise the ranks outside the one
-largest group. Plain Python, stdlib only.
+largest group. A rank whose process is gone is described by its flight record (the rank
+wrapper's last sample of its stack, ``<host>/flight/rank_<N>.json`` in the gathered logs), so the
+rank that held the others up is named even after a launcher or a collective's timeout ended it.
+Plain Python, stdlib only.
 """
 import json
 import os
@@ -97,6 +100,57 @@ def shown_frames(frames, limit=MAX_FRAMES):
     return shown[:limit] + ([f"... {len(shown) - limit} more frames"] if len(shown) > limit else [])
 
 
+FLIGHT_FOLDER = "flight"
+
+
+def _flight_record(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("rank"), int) \
+            or not isinstance(record.get("frames"), list):
+        return None
+    return record
+
+
+def flight_records(root, hosts, exits):
+    """{host: {"processes": [...]}}: the flight records under ``<root>/<host>/flight/`` of the
+    ranks that did not return 0 (``exits``: {rank: exit status} of the ranks' own records), as
+    processes in job_stacks' form with ``source`` "flight recorder"."""
+    found = {}
+    for host in hosts:
+        folder = os.path.join(root, host, FLIGHT_FOLDER)
+        if os.path.islink(os.path.join(root, host)) or os.path.islink(folder) or not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if not re.fullmatch(r"rank_\d+\.json", name) or os.path.islink(path):
+                continue
+            record = _flight_record(path)
+            if record is None or exits.get(record["rank"]) == 0:
+                continue
+            found.setdefault(host, {"processes": []})["processes"].append({
+                "pid": record.get("pid"), "role": "rank", "rank": record["rank"], "python": True,
+                "source": "flight recorder", "time": record.get("time"), "job_dir": record.get("code_dir"),
+                "threads": [{"thread_name": "MainThread", "frames": record["frames"]}]})
+    return found
+
+
+def with_flight_records(nodes, flight):
+    """``nodes`` (py-spy's dumps) with the flight records of the ranks py-spy did not dump."""
+    dumped = {item.get("rank") for result in (nodes or {}).values() for item in (result or {}).get("processes") or []
+              if item.get("role") == "rank"}
+    merged = {host: dict(result or {}) for host, result in (nodes or {}).items()}
+    for host, result in sorted(flight.items()):
+        extra = [item for item in result["processes"] if item["rank"] not in dumped]
+        if extra:
+            entry = merged.setdefault(host, {"processes": []})
+            entry["processes"] = list(entry.get("processes") or []) + extra
+    return merged
+
+
 def collect(nodes):
     """Every process of the job from ``nodes`` ({host: job_stacks result}), with its frames.
 
@@ -111,7 +165,7 @@ def collect(nodes):
             entry = dict(item, host=host)
             thread = main_thread(item.get("threads"), item.get("pid"))
             entry["frames"] = frames_of(thread) if thread else []
-            entry["where"] = where(entry["frames"], job_dir) if entry["frames"] else None
+            entry["where"] = where(entry["frames"], item.get("job_dir") or job_dir) if entry["frames"] else None
             entry["waiting"] = waits_in_collective(entry["frames"])
             found.append(entry)
     return sorted(found, key=lambda item: (ROLE_ORDER.get(item.get("role"), 9),
@@ -158,7 +212,8 @@ def analyse(nodes, expected=None, exits=None, started=None):
             "waiting": first["waiting"],
             "dumped": bool(first["frames"]),
             "example": {"rank": first["rank"], "host": first["host"], "pid": first["pid"],
-                        "native": first.get("native", False)},
+                        "native": first.get("native", False), "source": first.get("source", "py-spy")},
+            "recorded": sorted(item["rank"] for item in members if item.get("source") == "flight recorder"),
             "stack": shown_frames(first["frames"]),
         })
     causes = likely_causes(group_list, gone)
@@ -178,6 +233,7 @@ def analyse(nodes, expected=None, exits=None, started=None):
         "node_errors": {host: (nodes[host] or {}).get("error") for host in sorted(nodes)
                         if (nodes[host] or {}).get("error")},
         "ranks": len(ranks),
+        "recorded": sum(1 for item in ranks if item.get("source") == "flight recorder"),
         "hosts": sorted(nodes),
     }
 
@@ -193,20 +249,32 @@ def likely_causes(groups, gone):
                  for item in gone]
         for group in groups:
             if not group["waiting"] and group["dumped"]:
-                found += [{"rank": rank, "host": group["hosts"][str(rank)], "where": group["where"], "reason": reason}
-                          for rank in group["ranks"]]
+                found += [{"rank": rank, "host": group["hosts"][str(rank)], "where": _where_of(group, rank),
+                           "reason": reason} for rank in group["ranks"]]
         return found
     dumped = [group for group in groups if group["dumped"]]
     if len(dumped) > 1 and len(dumped[0]["ranks"]) > len(dumped[1]["ranks"]):
         reason = f"while {len(dumped[0]['ranks'])} rank(s) are in {dumped[0]['where']}"
-        return [{"rank": rank, "host": group["hosts"][str(rank)], "where": group["where"], "reason": reason}
+        return [{"rank": rank, "host": group["hosts"][str(rank)], "where": _where_of(group, rank), "reason": reason}
                 for group in dumped[1:] for rank in group["ranks"]]
     return []
 
 
+def _where_of(group, rank):
+    """Where a rank of ``group`` was, saying when it comes from the rank's flight record."""
+    if rank in group.get("recorded", []):
+        return f"{group['where']} (its last flight record; the process is gone)"
+    return group["where"]
+
+
 def render(analysis, folder):
     """The stacks as summary lines (``folder``: where the dumps were written)."""
-    lines = [f"  stacks (py-spy) of {analysis['ranks']} rank(s) on {', '.join(analysis['hosts'])}: {folder}"]
+    recorded = analysis.get("recorded", 0)
+    if recorded:
+        lines = [f"  stacks of {analysis['ranks']} rank(s) on {', '.join(analysis['hosts'])} (py-spy "
+                 f"{analysis['ranks'] - recorded}, flight recorder {recorded}): {folder}"]
+    else:
+        lines = [f"  stacks (py-spy) of {analysis['ranks']} rank(s) on {', '.join(analysis['hosts'])}: {folder}"]
     for host, error in analysis["node_errors"].items():
         lines.append(f"    {host}: {error}")
     for group in analysis["groups"]:
@@ -227,7 +295,8 @@ def render(analysis, folder):
         example = group["example"]
         same = [str(rank) for rank in group["ranks"] if rank != example["rank"]]
         lines.append(f"    stack of rank {example['rank']} on {example['host']} (pid {example['pid']}"
-                     f"{', native frames' if example['native'] else ''})"
+                     f"{', native frames' if example['native'] else ''}"
+                     f"{', its last flight record' if example.get('source') == 'flight recorder' else ''})"
                      + (f", the same on rank {', '.join(same)}" if same else "") + ":")
         lines += [f"      {frame}" for frame in group["stack"]]
     for item in analysis["others"]:

@@ -458,19 +458,41 @@ def test_cann_layout():
         assert "version=7.0.0" in (TOOLKIT / "latest" / name).read_text().splitlines()
 
 
-def test_set_env_exports_toolkit_paths():
+def test_set_env_is_as_strict_as_canns():
+    """CANN's set_env.sh appends `:$LD_LIBRARY_PATH` and `:$PYTHONPATH` without a default: a shell
+    under `set -u` without them stops; without -u the unset ones leave an empty last entry."""
+    env = {"PATH": "/usr/bin:/bin"}  # a fresh non-interactive SSH session: neither is set
+    strict = subprocess.run(["bash", "-uc", f". {TOOLKIT}/latest/set_env.sh && echo sourced"], env=env,
+                            capture_output=True, text=True, check=False)
+    assert strict.returncode != 0 and "sourced" not in strict.stdout
+    assert "LD_LIBRARY_PATH: unbound variable" in strict.stderr
     names = "ASCEND_TOOLKIT_HOME|ASCEND_HOME_PATH|LD_LIBRARY_PATH|PYTHONPATH|PATH"
-    script = f". {TOOLKIT}/latest/set_env.sh && env | grep -E '^({names})='"
-    env = {"PATH": "/usr/bin:/bin"}  # no LD_LIBRARY_PATH or PYTHONPATH: `set -u` must hold
-    out = subprocess.run(["sh", "-euc", script], env=env, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(["sh", "-ec", f". {TOOLKIT}/latest/set_env.sh && env | grep -E '^({names})='"],
+                         env=env, capture_output=True, text=True, check=True).stdout
     home = "/usr/local/Ascend/ascend-toolkit/latest"
-    assert sorted(out.splitlines()) == sorted([
-        f"ASCEND_TOOLKIT_HOME={home}", f"ASCEND_HOME_PATH={home}",
-        f"LD_LIBRARY_PATH={home}/lib64", f"PYTHONPATH={home}/python/site-packages",
-        f"PATH={home}/bin:/usr/bin:/bin"])
+    values = dict(line.split("=", 1) for line in out.splitlines())
+    assert values["ASCEND_TOOLKIT_HOME"] == values["ASCEND_HOME_PATH"] == home
+    assert values["LD_LIBRARY_PATH"].startswith(f"{home}/lib64:") and values["LD_LIBRARY_PATH"].endswith(":")
+    assert values["PYTHONPATH"].startswith(f"{home}/python/site-packages:") and values["PYTHONPATH"].endswith(":")
+    assert values["PATH"].startswith(f"{home}/bin:") and values["PATH"].endswith(":/usr/bin:/bin")
     top = (TOOLKIT / "set_env.sh").read_text()
     assert ". /usr/local/Ascend/ascend-toolkit/latest/set_env.sh" in top.splitlines()
+
+
+def test_env_npu_sources_set_env_under_set_u_without_an_empty_entry(tmp_path):
+    """Role npu_env's way of sourcing set_env.sh (its template's lines, with the stand-in's path)
+    holds under `set -u` and leaves no empty entry (the working directory) in either path."""
+    template = (STAND_INS.parents[1] / "roles" / "npu_env" / "templates" / "env_npu.sh.j2").read_text()
+    start = template.index("case $- in")
+    block = template[start:template.index("{% elif", start)]
+    block = block.replace("{{ __npu_env_layout.set_env | quote }}", f"{TOOLKIT}/latest/set_env.sh")
+    script = tmp_path / "env.sh"
+    script.write_text(block)
+    out = subprocess.run(["bash", "-uc", f". {script} && echo \"$LD_LIBRARY_PATH|$PYTHONPATH\" && set -o"],
+                         env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=True).stdout
+    paths, options = out.splitlines()[0], out.splitlines()[1:]
+    assert "::" not in paths and not any(part.endswith(":") for part in paths.split("|"))
+    assert any(line.split() == ["nounset", "on"] for line in options)
 
 
 # ------------------------------------------------------- real interface in a network namespace

@@ -88,7 +88,7 @@ class FlightRecorder(threading.Thread):
             return
         _atomic_json(self.directory, self.name_of_file,
                      {"rank": self.rank, "host": os.environ.get("CS_HOST") or socket.gethostname(),
-                      "pid": os.getpid(), "time": time.time(), "interval": self.interval,
+                      "pid": os.getpid(), "time": time.time(), "interval": self.interval, "code_dir": self.code_dir,
                       "frames": stack_frames(frame, self.code_dir)})
 
     def run(self):
