@@ -15,6 +15,11 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_stacks impor
     analyse, flight_records, render as render_stacks, with_flight_records, write_stacks)
 
 
+SUMMARY_INPUTS = "summary_inputs.json"
+SUMMARY_INPUT_NAMES = ("job", "launcher", "expected", "running_hosts", "extra", "hosts", "not_copied", "clocks",
+                       "stacks")
+
+
 def unpack(args, check_mode):
     """Unpack one node's archive under <log_root>/<host>/ and remove the archive."""
     host, archive = args["host"], args["archive"]
@@ -115,5 +120,10 @@ class ActionModule(ControllerAction):
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             with open(dest, "w", encoding="utf-8") as handle:
                 json.dump(summary, handle, indent=2, sort_keys=True)
+                handle.write("\n")
+            # What the summary was made from besides the logs, so that it can be made again
+            # (summary_of) with a newer catalogue or summariser.
+            with open(os.path.join(os.path.dirname(dest), SUMMARY_INPUTS), "w", encoding="utf-8") as handle:
+                json.dump({name: args[name] for name in SUMMARY_INPUT_NAMES}, handle, indent=1, sort_keys=True)
                 handle.write("\n")
         return dict(changed=not check_mode, summary=summary, result=summary["result"], text=summary["text"])

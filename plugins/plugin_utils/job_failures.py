@@ -52,10 +52,13 @@ def load_catalogue(data):
             problems.append(f"{where}: id {name} is used twice")
         seen.add(name)
         exits = entry.get("exit", [])
-        if not isinstance(exits, list) or not all(isinstance(code, int) and not isinstance(code, bool)
-                                                  for code in exits):
+        if not _exit_list(exits):
             problems.append(f"{where}: exit must be a list of exit statuses")
             exits = []
+        after_return = entry.get("after_return_exit", [])
+        if not _exit_list(after_return):
+            problems.append(f"{where}: after_return_exit must be a list of exit statuses")
+            after_return = []
         signature = entry.get("signature")
         if isinstance(signature, list):
             signature = "|".join("(?:%s)" % item for item in signature) if signature else None
@@ -67,10 +70,14 @@ def load_catalogue(data):
                 problems.append(f"{where}: signature is not a regular expression: {exc}")
         if signature is None and not exits:
             problems.append(f"{where}: needs a signature or exit statuses")
-        loaded.append(dict(entry, exit=list(exits), pattern=pattern))
+        loaded.append(dict(entry, exit=list(exits), after_return_exit=list(after_return), pattern=pattern))
     if problems:
         raise CatalogueError("; ".join(problems))
     return loaded
+
+
+def _exit_list(value):
+    return isinstance(value, list) and all(isinstance(code, int) and not isinstance(code, bool) for code in value)
 
 
 def _public(entry, line):
@@ -296,6 +303,13 @@ def _explain_after_success(items, logs, catalogue):
     """Give each launcher or scheduler that failed after every rank returned 0 its line and known
     cause, in place; those with a known cause first."""
     for item in items:
+        if item["kind"].startswith("rank "):
+            # A rank's process that died after its record: known by its exit status alone.
+            hits = [_public(entry, describe_exit(item["exit"])) for entry in catalogue
+                    if item["exit"] in entry["after_return_exit"]] or explain(catalogue, "", item["exit"])
+            item["diagnosis"] = hits[0] if hits else None
+            item["line"] = None
+            continue
         kind = "schedulers" if item["kind"] == "scheduler" else "launchers"
         log = logs.get(kind, {}).get(item.get("host"), {"text": "", "errors": []})
         hits = explain(catalogue, log["text"])

@@ -126,6 +126,32 @@ def scan(root, hosts=None):
     return ranks, launchers, schedulers, logs
 
 
+def reaped_exits(root, hosts=None):
+    """{"ranks": {rank: {host, pid, exit, time}}, "schedulers": [...]}: the exit status of each
+    rank or scheduler process as its launcher's reaper saw it (``status/reaped.json``, cs_rank.py
+    --reap), matched by the process id of its start record (``status/started/``)."""
+    found = {"ranks": {}, "schedulers": []}
+    for host in host_folders(root, hosts):
+        status_dir = os.path.join(root, host, "status")
+        reaped = _load_json(os.path.join(status_dir, "reaped.json")) or {}
+        if os.path.islink(status_dir) or not isinstance(reaped.get("processes"), list):
+            continue
+        exits = {item.get("pid"): item for item in reaped["processes"] if isinstance(item, dict)}
+        started_dir = os.path.join(status_dir, "started")
+        names = sorted(os.listdir(started_dir)) if os.path.isdir(started_dir) and not os.path.islink(started_dir) else []
+        for name in names:
+            record = _load_json(os.path.join(started_dir, name)) if name.endswith(".json") else None
+            item = exits.get((record or {}).get("pid"))
+            if not item or not is_int(item.get("exit")):
+                continue
+            entry = {"host": host, "pid": record["pid"], "exit": item["exit"], "time": item.get("time")}
+            if record.get("role") == "scheduler":
+                found["schedulers"].append(dict(entry, role="scheduler", rank=None))
+            elif is_int(record.get("rank")):
+                found["ranks"][record["rank"]] = entry
+    return found
+
+
 def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), not_copied=None, hosts=None):
     """Summary dict of the job whose logs are under ``root``.
 
@@ -135,6 +161,9 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
     nodes of this run (the folders of other nodes, from an earlier run, are not read).
     """
     statuses, launchers, schedulers, logs = scan(root, hosts)
+    reaped = reaped_exits(root, hosts)
+    recorded = {item.get("host") for item in schedulers}
+    schedulers += [item for item in reaped["schedulers"] if item["host"] not in recorded]
     expected = {int(rank): host for rank, host in (expected or {}).items()}
     all_ranks = sorted(set(expected) | set(statuses) | {r for r in logs if is_int(r)})
     running_hosts = list(running_hosts)
@@ -145,6 +174,11 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
         text = "\n".join(_read(path) for _host, _rel, path in files)
         host = (status or {}).get("host") or expected.get(rank) or (files[0][0] if files else None)
         exit_code = (status or {}).get("exit")
+        process = reaped["ranks"].get(rank)
+        if status is None and process is not None:
+            # No record of its own: killed before its script returned. The reaper saw how.
+            status = {"host": process["host"], "exit": process["exit"], "time": process["time"], "reaped": True}
+            exit_code = process["exit"]
         if status is None:
             state = "running" if host in running_hosts else "no exit status"
         elif exit_code == 0:
@@ -164,6 +198,7 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
             "losses": len(losses),
             "logs": [rel for _host, rel, _path in files],
             "errors": [],
+            "process_exit": process["exit"] if process else None,
         }
         if state not in ("ok", "running"):
             row["errors"] = error_lines(text) or ([status["error"]] if status and status.get("error") else [])
@@ -194,7 +229,7 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
         "running_hosts": running_hosts,
         "not_copied": {host: list(items) for host, items in sorted((not_copied or {}).items()) if items},
         "earlier_hosts": earlier_hosts(root, hosts),
-        "after_success": after_success(launchers, schedulers, launcher) if result == "succeeded" else [],
+        "after_success": after_success(launchers, schedulers, launcher, rows) if result == "succeeded" else [],
     }
     if not rows:
         summary["launcher_errors"] = _launcher_errors(root, hosts)
@@ -202,11 +237,14 @@ def summarize(root, job=None, launcher=None, expected=None, running_hosts=(), no
     return summary
 
 
-def after_success(launchers, schedulers, launcher=None):
-    """The launchers and schedulers that exited non-zero in a job whose every rank returned 0:
+def after_success(launchers, schedulers, launcher=None, rows=()):
+    """What failed in a job whose every rank's script returned 0: rank processes that died after
+    their record (the reaper saw them), schedulers and launchers that exited non-zero:
     [{kind, host, exit, exit_text}] (job_failures.diagnose adds the line and the known cause)."""
-    found = [{"kind": "scheduler", "host": item.get("host"), "exit": item.get("exit")}
-             for item in schedulers if item.get("exit") not in (0, None)]
+    found = [{"kind": f"rank {row['rank']}'s process", "host": row["host"], "exit": row["process_exit"]}
+             for row in rows if row.get("process_exit") not in (0, None)]
+    found += [{"kind": "scheduler", "host": item.get("host"), "exit": item.get("exit")}
+              for item in schedulers if item.get("exit") not in (0, None)]
     found += [{"kind": item.get("launcher") or launcher or "launcher", "host": item.get("host"), "exit": item.get("exit")}
               for item in launchers if item.get("exit") not in (0, None)]
     return [dict(item, exit_text=describe_exit(item["exit"]), line=None, diagnosis=None) for item in found]

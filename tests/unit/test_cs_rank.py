@@ -78,3 +78,29 @@ def test_flight_recorder_stops_when_the_script_returns_and_can_be_turned_off(tmp
     assert status(tmp_path, "rank_1.json")["time"] >= written
     run(tmp_path, "import time; time.sleep(0.3)\n", {"RANK": "2", "CS_FLIGHT_INTERVAL": "0"})
     assert not (tmp_path / "logs" / "flight" / "rank_2.json").exists()
+
+
+def test_start_record_names_the_process(tmp_path):
+    run(tmp_path, "pass\n", {"RANK": "4"})
+    started = status(tmp_path, os.path.join("started", "rank_4.json"))
+    assert started["exit"] is None and started["rank"] == 4 and started["pid"] > 1
+
+
+def test_reaper_records_every_descendants_exit_even_after_the_launcher_returned(tmp_path):
+    # The "launcher" starts two detached workers in their own sessions and returns at once, as
+    # msrun --join=False does: one exits 0, one is killed by SIGSEGV.
+    launcher = tmp_path / "launcher.py"
+    launcher.write_text(
+        "import os, subprocess, sys\n"
+        "ok = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(0.3)'], start_new_session=True)\n"
+        "bad = subprocess.Popen([sys.executable, '-c', 'import os, time; time.sleep(0.5); os.kill(os.getpid(), 11)'],"
+        " start_new_session=True)\n"
+        "open(sys.argv[1], 'w').write('%d %d' % (ok.pid, bad.pid))\n")
+    pids = tmp_path / "pids"
+    env = dict(os.environ, CS_LOG_DIR=str(tmp_path / "logs"), CS_HOST="node9")
+    result = subprocess.run([sys.executable, WRAPPER, "--reap", sys.executable, str(launcher), str(pids)],
+                            env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    ok, bad = map(int, pids.read_text().split())
+    reaped = {item["pid"]: item["exit"] for item in status(tmp_path, "reaped.json")["processes"]}
+    assert reaped[ok] == 0 and reaped[bad] == -11

@@ -2,6 +2,7 @@
 """Runs one rank (or the scheduler) of a cluster-suite job and records how it ended.
 
     python cs_rank.py SCRIPT [ARGS...]
+    python cs_rank.py --reap COMMAND [ARGS...]
 
 Runs SCRIPT as __main__ (as `python SCRIPT ARGS` would) and writes
 $CS_LOG_DIR/status/rank_<N>.json (scheduler.json for MS_ROLE=MS_SCHED) with the exit status and,
@@ -9,8 +10,15 @@ on an exception, its last line. The rank comes from RANK (torchrun), RANK_ID (ms
 MS_NODE_ID (dynamic cluster) or OMPI_COMM_WORLD_RANK. With CS_RANK_LOG=1 the output goes to
 $CS_LOG_DIR/worker_<N>.log. SIGTERM (stop.yml) ends the rank with status 143.
 
-The record is written when SCRIPT returns, before the interpreter's exit handlers run: a crash in
+At the start it writes $CS_LOG_DIR/status/started/<same name> with its process id, so that the
+exit status of a rank that died without its record can be found among what the launcher's
+reaper saw. The record is written when SCRIPT returns, before the interpreter's exit handlers run: a crash in
 a framework's teardown after it (MindSpore's exit handler) does not change what the script did.
+
+--reap runs COMMAND (a launcher that returns once its processes are started, msrun --join=False)
+as the child subreaper of everything it starts: it waits (blocking, never polling) for every
+descendant, appends each one's pid and exit status (negative: the signal that killed it) to
+$CS_LOG_DIR/status/reaped.json, and exits with COMMAND's status once none is left.
 
 Flight recorder: while SCRIPT runs, a daemon thread writes the main thread's Python stack every
 CS_FLIGHT_INTERVAL seconds (5; 0 turns it off) to $CS_LOG_DIR/flight/rank_<N>.json, in py-spy's
@@ -40,9 +48,9 @@ def rank_and_role():
     return None, "worker"
 
 
-def write_status(log_dir, rank, role, code, error):
+def write_status(log_dir, rank, role, code, error, folder="status"):
     name = "scheduler.json" if role == "scheduler" else "rank_%s.json" % (rank if rank is not None else os.getpid())
-    _atomic_json(os.path.join(log_dir, "status"), name,
+    _atomic_json(os.path.join(log_dir, folder), name,
                  {"rank": rank, "role": role, "exit": code, "error": error,
                   "host": os.environ.get("CS_HOST") or socket.gethostname(), "pid": os.getpid(),
                   "time": time.time()})
@@ -107,6 +115,42 @@ def flight_interval():
     return value if value > 0 else None
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def reap(command, log_dir):
+    """Run ``command`` as the subreaper of its descendants; record every exit; return its status."""
+    import ctypes  # pylint: disable=import-outside-toplevel
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.stderr.write("cs_rank.py --reap: prctl(PR_SET_CHILD_SUBREAPER): errno %d\n" % ctypes.get_errno())
+    # stop.yml's SIGTERM reaches every process of the job: keep reaping until they are gone.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        first = os.spawnvp(os.P_NOWAIT, command[0], command)
+    except OSError as exc:
+        sys.stderr.write("cs_rank.py --reap: %s: %s\n" % (command[0], exc))
+        return 127
+    code, reaped = 127, []
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            return code
+        except InterruptedError:
+            continue
+        exit_code = os.waitstatus_to_exitcode(status)
+        if pid == first:
+            code = exit_code if exit_code >= 0 else 128 - exit_code
+        reaped.append({"pid": pid, "exit": exit_code, "time": time.time()})
+        try:
+            _atomic_json(os.path.join(log_dir, "status"), "reaped.json",
+                         {"host": os.environ.get("CS_HOST") or socket.gethostname(), "processes": reaped})
+        except OSError:
+            pass
+
+
 def on_sigterm(_signum, _frame):
     raise SystemExit(143)
 
@@ -115,8 +159,10 @@ def main():
     if len(sys.argv) < 2:
         sys.stderr.write(__doc__)
         return 2
-    script = sys.argv[1]
     log_dir = os.environ.get("CS_LOG_DIR", ".")
+    if sys.argv[1] == "--reap":
+        return reap(sys.argv[2:], log_dir) if len(sys.argv) > 2 else 2
+    script = sys.argv[1]
     rank, role = rank_and_role()
     if role == "worker" and rank is not None:
         os.environ["CS_RANK"] = str(rank)
@@ -131,6 +177,7 @@ def main():
         os.dup2(fd, 2)
         os.close(fd)
     signal.signal(signal.SIGTERM, on_sigterm)
+    write_status(log_dir, rank, role, None, None, os.path.join("status", "started"))
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code, error = 0, None
