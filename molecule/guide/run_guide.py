@@ -133,14 +133,6 @@ def run(record, kind, command, cwd, env, password, node=None):
     return proc
 
 
-def known_exit_crash(output):
-    """A job that failed only by MindSpore's msrun worker crash at exit, after every rank exited 0
-    (a race in MindSpore itself, failure catalogue entry mindspore_worker_sigsegv): the test
-    launches it again, as for any other result it does not."""
-    return bool(re.search(r"cause \(mindspore_worker_sigsegv\)", output)
-                and re.search(r": failed, (\d+)/\1 ranks exited 0", output))
-
-
 def main(project, work, state, record_path):
     with open(os.path.join(project, "docs", "guide.md"), encoding="utf-8") as handle:
         guide = handle.read()
@@ -179,11 +171,6 @@ def main(project, work, state, record_path):
                 continue
             for line in lines:
                 proc = run(record, kind, fill(line, values), work, env, password)
-                for _ in range(2):
-                    if not known_exit_crash(proc.stdout):
-                        break
-                    record[-1]["kind"] = kind + "-crashed-at-exit"
-                    proc = run(record, kind, fill(line, values), work, env, password)
                 if (proc.returncode == 0) == (kind == "guide-fails"):
                     raise SystemExit("guide step %s: %s: rc %d\n%s" % (kind, line, proc.returncode,
                                                                         (proc.stdout + proc.stderr)[-4000:]))
