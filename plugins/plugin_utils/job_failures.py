@@ -248,7 +248,8 @@ def diagnose(summary, logs, catalogue, clocks=None):
                        error=_first_line(row.get("diagnosis"), row["errors"]), diagnosis=row.get("diagnosis"),
                        exit_text=row.get("exit_text"), rank=row["rank"])
                   for row in summary["ranks"] if row["state"] == "failed"]
-    for item in summary.get("schedulers", []):
+    # A job whose every rank returned 0 has no failure: what failed after is after_success.
+    for item in [] if summary["result"] == "succeeded" else summary.get("schedulers", []):
         if item.get("exit") in (0, None):
             continue
         log = logs.get("schedulers", {}).get(item.get("host"), {"text": "", "errors": []})
