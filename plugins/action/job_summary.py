@@ -60,7 +60,9 @@ def summary_of(args):
         summary["stacks"] = analyse(stacks, expected, *_rank_exits(summary))
         summary["stacks"]["folder"] = os.path.join(args["log_root"], "stacks")
         summary["stacks"]["text"] = "\n".join(render_stacks(summary["stacks"], summary["stacks"]["folder"]))
-        summary["held_up_by"] = summary["stacks"]["likely_cause"]
+        # The rank that failed first is named as such; held up by names the others.
+        first = (summary.get("first_failure") or {}).get("rank")
+        summary["held_up_by"] = [item for item in summary["stacks"]["likely_cause"] if item["rank"] != first]
     summary["text"] = render(summary)
     summary["text"] += "".join("\n" + line for line in hang_lines(summary.get("hang")))
     if summary.get("timed_out") and summary["result"] != "succeeded":
@@ -84,7 +86,8 @@ def job_stacks(args, summary, expected):
         return args["stacks"]
     exits, _started = _rank_exits(summary)
     hosts = args["hosts"] if args["hosts"] is not None else sorted(set(expected.values()))
-    flight = flight_records(args["log_root"], hosts, exits)
+    ended = {row["rank"]: row["time"] for row in summary["ranks"] if row.get("time") is not None}
+    flight = flight_records(args["log_root"], hosts, exits, ended)
     return with_flight_records(args["stacks"], flight) if flight else args["stacks"]
 
 

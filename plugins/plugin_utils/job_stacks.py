@@ -115,10 +115,12 @@ def _flight_record(path):
     return record
 
 
-def flight_records(root, hosts, exits):
+def flight_records(root, hosts, exits, ended=None):
     """{host: {"processes": [...]}}: the flight records under ``<root>/<host>/flight/`` of the
     ranks that did not return 0 (``exits``: {rank: exit status} of the ranks' own records), as
-    processes in job_stacks' form with ``source`` "flight recorder"."""
+    processes in job_stacks' form with ``source`` "flight recorder" and, where ``ended`` ({rank:
+    epoch seconds}) says when the rank ended, ``age``: how long before its end it was written."""
+    ended = ended or {}
     found = {}
     for host in hosts:
         folder = os.path.join(root, host, FLIGHT_FOLDER)
@@ -134,8 +136,15 @@ def flight_records(root, hosts, exits):
             found.setdefault(host, {"processes": []})["processes"].append({
                 "pid": record.get("pid"), "role": "rank", "rank": record["rank"], "python": True,
                 "source": "flight recorder", "time": record.get("time"), "job_dir": record.get("code_dir"),
+                "age": _age(ended.get(record["rank"]), record.get("time")),
                 "threads": [{"thread_name": "MainThread", "frames": record["frames"]}]})
     return found
+
+
+def _age(end, written):
+    if isinstance(end, (int, float)) and isinstance(written, (int, float)) and end >= written:
+        return round(end - written, 1)
+    return None
 
 
 def with_flight_records(nodes, flight):
@@ -213,7 +222,8 @@ def analyse(nodes, expected=None, exits=None, started=None):
             "dumped": bool(first["frames"]),
             "example": {"rank": first["rank"], "host": first["host"], "pid": first["pid"],
                         "native": first.get("native", False), "source": first.get("source", "py-spy")},
-            "recorded": sorted(item["rank"] for item in members if item.get("source") == "flight recorder"),
+            "recorded": {str(item["rank"]): item.get("age") for item in members
+                         if item.get("source") == "flight recorder"},
             "stack": shown_frames(first["frames"]),
         })
     causes = likely_causes(group_list, gone)
@@ -262,9 +272,12 @@ def likely_causes(groups, gone):
 
 def _where_of(group, rank):
     """Where a rank of ``group`` was, saying when it comes from the rank's flight record."""
-    if rank in group.get("recorded", []):
-        return f"{group['where']} (its last flight record; the process is gone)"
-    return group["where"]
+    recorded = group.get("recorded") or {}
+    if str(rank) not in recorded:
+        return group["where"]
+    age = recorded[str(rank)]
+    when = f", {age} s before it ended" if age is not None else ""
+    return f"{group['where']} (its last flight record{when}; the process is gone)"
 
 
 def render(analysis, folder):

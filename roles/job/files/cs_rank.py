@@ -21,7 +21,7 @@ descendant, appends each one's pid and exit status (negative: the signal that ki
 $CS_LOG_DIR/status/reaped.json, and exits with COMMAND's status once none is left.
 
 Flight recorder: while SCRIPT runs, a daemon thread writes the main thread's Python stack every
-CS_FLIGHT_INTERVAL seconds (5; 0 turns it off) to $CS_LOG_DIR/flight/rank_<N>.json, in py-spy's
+CS_FLIGHT_INTERVAL seconds (2; 0 turns it off) to $CS_LOG_DIR/flight/rank_<N>.json, in py-spy's
 JSON frame format, innermost first. When a launcher or a collective's timeout kills the rank,
 its last record still says where it was. It stops before the record of the exit is written.
 """
@@ -35,7 +35,7 @@ import threading
 import time
 import traceback
 
-FLIGHT_INTERVAL = 5.0
+FLIGHT_INTERVAL = 2.0
 
 
 def rank_and_role():
