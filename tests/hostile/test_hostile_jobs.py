@@ -403,7 +403,7 @@ def test_job_launcher_values_are_the_launchers(classified):
 # --- list and mapping fields: byte-exact -----------------------------------------------------
 
 ARGV_COMMANDS = {  # launcher -> [(file, start of the command, its end)]
-    "msrun": [("launch.sh", r"^msrun \\$", r"^rc=\$\?")],
+    "msrun": [("launch.sh", r'^"\$CS_PYTHON" "\$CS_JOB_DIR/cs_rank\.py" --reap msrun \\$', r"^rc=\$\?")],
     "torchrun": [("launch.sh", r'^"\$CS_PYTHON" -m torch\.distributed\.(?:run|launch) \\$', r"^rc=\$\?")],
     "dynamic": [("launch.sh", r'^[ \t]*"\$CS_PYTHON" "\$CS_JOB_DIR/cs_rank\.py" ', r' >>"\$CS_LOG_DIR/'),
                 ("launch.sh", r'^[ \t]*exec "\$CS_PYTHON" "\$CS_JOB_DIR/cs_rank\.py" ', r' >>"\$CS_LOG_DIR/')],
@@ -446,7 +446,8 @@ def _batch_problems(runs_, ident):
                 for host in HOSTS:
                     for path, start, end in ARGV_COMMANDS[launcher]:
                         words = _words(files[host][path], start, end)
-                        got = words[words.index("/J/cs_rank.py") + 1:]
+                        # The last cs_rank.py runs the script (msrun's first is the reaper).
+                        got = words[len(words) - words[::-1].index("/J/cs_rank.py"):]
                         if got != ["train.py"] + values:
                             problems.append("%s: %s/%s: argv differs: %s" % (
                                 label, host, path, _first_difference(got, ["train.py"] + values, values)))
