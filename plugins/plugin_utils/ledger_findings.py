@@ -5,6 +5,7 @@ Each function turns one report into findings for node_ledger.record
 and ``changes`` says in one line per node what the ledger made of them. Plain Python, no Ansible
 imports; used by plugins/filter/ledger.py and tested in tests/unit/test_ledger_findings.py.
 """
+import re
 
 REASON_LIMIT = 160
 
@@ -65,11 +66,27 @@ def acceptance_findings(report, evidence):
     return findings
 
 
+# The launch checks that find a fault of the node itself: its Python missing, the framework not
+# importable, role npu_env's environment script or OpenMPI missing. Every other check is about
+# what the job asked for (its paths, name, port, master address, interfaces): the launch is
+# refused naming the variable and the node, and nobody is quarantined for it.
+NODE_FAULT_VARIABLES = ("job_python", "job_launcher", "job_source_env", "job_mpirun_prefix")
+
+
+def problem_kind(problem):
+    """"node" when a launch check's ``problem`` ("variable: what is wrong") is a fault of the node,
+    "job" when it is about the job's own input."""
+    variable = re.match(r"\s*(job_[a-z_]+)", str(problem))
+    return "node" if variable and variable.group(1) in NODE_FAULT_VARIABLES else "job"
+
+
 def preflight_findings(problems, evidence):
     """Findings of a launch's node checks: ``problems`` is {node: [problem, ...]} of every node of
-    the job. A node with problems fails with source ``launch`` only when another node passed the
-    same checks: when every node fails, the job description (or something they share) is the
-    likely fault, and nobody is quarantined. Passing nodes get no finding (a launch is no verdict)."""
+    the job. Only faults of the node count (problem_kind). A node with such problems fails with
+    source ``launch`` only when another node passed the same checks: when every node fails, the
+    job description (or something they share) is the likely fault, and nobody is quarantined.
+    Passing nodes get no finding (a launch is no verdict)."""
+    problems = {node: [item for item in items or [] if problem_kind(item) == "node"] for node, items in problems.items()}
     failing = {node: items for node, items in problems.items() if items}
     if not failing or len(failing) == len(problems):
         return {}

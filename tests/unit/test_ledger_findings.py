@@ -1,4 +1,6 @@
 """plugins/plugin_utils/ledger_findings.py: the doctor's, acceptance's and a launch's findings for the ledger."""
+import job_preflight
+import job_workspace
 import ledger_findings
 
 EVIDENCE = "/p/logs/doctor/report.json"
@@ -51,9 +53,60 @@ def test_acceptance_findings():
 def test_preflight_findings_only_when_another_node_passed():
     assert ledger_findings.preflight_findings({"node1": ["no python"], "node2": ["no python"]}, "job x") == {}
     assert ledger_findings.preflight_findings({"node1": [], "node2": []}, "job x") == {}
-    found = ledger_findings.preflight_findings({"node1": [], "node2": ["job_python: /x missing", "port busy"]}, "job x")
+    found = ledger_findings.preflight_findings(
+        {"node1": [], "node2": ["job_python: /x missing", "job_port: 8118 is not free", "job_mpirun_prefix: y"]}, "job x")
     assert found == {"node2": {"source": "launch", "result": "fail", "evidence": "job x",
                                "reason": "launch check: job_python: /x missing (+1 more)"}}
+
+
+def launch_check_problems(tmp_path):
+    """Every problem the launch's node checks can give, from the checks' own code: the node's
+    (job_preflight.problems) and the job directory's (job_workspace.problems)."""
+    facts = {"python_path": "", "python_module_ok": None, "processes": [{"pid": 7}], "ipv4_addresses": [("eth0", "10.0.0.2")],
+             "missing_files": [{"path": "/etc/cluster-suite/env_npu.sh", "variable": "job_source_env"},
+                               {"path": "/usr/local/bin/orted", "variable": "job_mpirun_prefix"}],
+             "port": {"free": False, "error_text": "in use", "holder_pid": 9, "holder_name": "python"}}
+    request = {"user": "trainer", "python": "python3", "python_module": "mindspore", "launcher": "msrun",
+               "name": "demo", "port": 8118, "master_addr": "10.0.0.9"}
+    found = job_preflight.problems(facts, request)
+    found += job_preflight.problems(dict(facts, python_path="/usr/bin/python3", python_module_ok=False), request)[:1]
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / "jobs").mkdir()
+    (home / "jobs" / "demo").symlink_to(home / ".ssh")
+    found += job_workspace.problems(str(home), str(home / "jobs" / "demo"), [])
+    (home / "stray").mkdir()
+    (home / "stray" / "file").write_text("x")
+    found += job_workspace.problems(str(home), str(home / "stray"), [])
+    (home / "made").mkdir()
+    (home / "made" / job_workspace.MARKER).write_text("")
+    (home / "made" / "logs").symlink_to(home / ".ssh")
+    found += job_workspace.problems(str(home), str(home / "made"), [("logs", "job_log_dir"), ("../up", "job_code_dir")])
+    return found
+
+
+def test_every_launch_check_is_a_fault_of_the_node_or_of_the_job(tmp_path):
+    kinds = {problem: ledger_findings.problem_kind(problem) for problem in launch_check_problems(tmp_path)}
+    by_variable = {}
+    for problem, kind in kinds.items():
+        by_variable.setdefault(problem.split(":")[0].split()[0], set()).add(kind)
+    assert by_variable == {
+        # The node: its Python, its framework, role npu_env's script, OpenMPI.
+        "job_python": {"node"}, "job_launcher": {"node"}, "job_source_env": {"node"}, "job_mpirun_prefix": {"node"},
+        # The job: its name (a previous run), port, master address and paths.
+        "job_name": {"job"}, "job_port": {"job"}, "job_master_addr": {"job"}, "job_base_dir": {"job"},
+        "job_log_dir": {"job"}, "job_code_dir": {"job"}}
+
+
+def test_a_jobs_own_paths_never_quarantine_a_node(tmp_path):
+    # node1's job directory resolves into ~/.ssh, node2's does not: refused, and nobody is quarantined.
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / "jobs").mkdir()
+    (home / "jobs" / "demo").symlink_to(home / ".ssh")
+    node1 = job_workspace.problems(str(home), str(home / "jobs" / "demo"), [])
+    assert node1 and node1[0].startswith("job_base_dir: ")
+    assert ledger_findings.preflight_findings({"node1": node1, "node2": []}, "job x") == {}
 
 
 def test_changes():
