@@ -25,6 +25,10 @@ def carry_tolerated(total, percent):
     return carry_on.tolerated(total, percent)
 
 
+def carry_play_percentage(total, percent):
+    return carry_on.play_percentage(total, percent)
+
+
 def carry_summary(lost_nodes, left_out=None):
     return carry_on.summary(dict(lost_nodes or {}), dict(left_out or {}))
 
@@ -34,4 +38,5 @@ class FilterModule:
 
     def filters(self):
         return {"carry_failure": carry_failure, "carry_lost": carry_lost, "carry_over_limit": carry_over_limit,
-                "carry_tolerated": carry_tolerated, "carry_summary": carry_summary}
+                "carry_tolerated": carry_tolerated, "carry_summary": carry_summary,
+                "carry_play_percentage": carry_play_percentage}

@@ -54,17 +54,27 @@ def lost(all_hosts, alive, failures, play, known=None):
     return found
 
 
-def over_limit(lost_count, total, percent):
-    """Whether ``lost_count`` of ``total`` nodes is above ``percent`` % (Ansible's rule for
-    max_fail_percentage: lost / total > percent / 100, so 10 % tolerates one node of 10, none of 9)."""
-    total = int(total)
-    return total > 0 and int(lost_count) * 100 > float(percent) * total
-
-
 def tolerated(total, percent):
-    """How many of ``total`` nodes may be lost without stopping the run."""
+    """How many of ``total`` nodes may be lost (each quarantined) without stopping the run:
+    ``percent`` % of them, rounded down, and always one of two or more, so that a small cluster
+    (2 to 9 nodes at 10 %) still puts its one broken node aside; losing every node stops it."""
     total = int(total)
-    return max(0, int(float(percent) * total // 100)) if total else 0
+    if total <= 0:
+        return 0
+    return max(int(float(percent) * total // 100), min(1, total - 1))
+
+
+def over_limit(lost_count, total, percent):
+    """Whether losing ``lost_count`` of ``total`` nodes stops the run (more than tolerated)."""
+    return int(total) > 0 and int(lost_count) > tolerated(total, percent)
+
+
+def play_percentage(total, percent):
+    """The max_fail_percentage that makes Ansible (which stops a play when failed / nodes * 100 is
+    above it) tolerate exactly ``tolerated(total, percent)`` of ``total`` nodes: half a node above
+    that share, clear of rounding."""
+    total = int(total)
+    return round(100.0 * (tolerated(total, percent) + 0.5) / total, 3) if total > 0 else 0
 
 
 def summary(lost_nodes, left_out=None):

@@ -57,26 +57,39 @@ def test_lost_leaves_out_the_nodes_already_known():
 
 @pytest.mark.parametrize("lost, total, percent, stop", [
     (0, 3, 10, False),
-    (1, 3, 10, True),      # 33 % > 10 %
-    (1, 10, 10, False),    # 10 % is not above 10 %
+    (1, 3, 10, False),     # one node of two or more is always tolerated
+    (2, 3, 10, True),
+    (1, 10, 10, False),
     (2, 10, 10, True),
-    (1, 9, 10, True),
+    (1, 9, 10, False),
+    (1, 2, 10, False),
+    (2, 2, 10, True),      # every node lost: a broken inventory or network, nobody quarantined
+    (1, 1, 10, True),
     (1, 3, 34, False),
     (2, 3, 34, True),
     (0, 0, 10, False),
-    (1, 3, 0, True),
     (3, 3, 100, False),
 ])
-def test_over_limit_is_ansibles_rule(lost, total, percent, stop):
+def test_over_limit(lost, total, percent, stop):
     assert carry_on.over_limit(lost, total, percent) is stop
 
 
-@pytest.mark.parametrize("total, percent, count", [(3, 10, 0), (10, 10, 1), (19, 10, 1), (20, 10, 2), (3, 34, 1),
+@pytest.mark.parametrize("total, percent, count", [(1, 10, 0), (2, 10, 1), (4, 10, 1), (9, 10, 1), (10, 10, 1),
+                                                   (16, 10, 1), (19, 10, 1), (20, 10, 2), (256, 10, 25), (3, 34, 1),
                                                    (0, 10, 0)])
 def test_tolerated_agrees_with_over_limit(total, percent, count):
     assert carry_on.tolerated(total, percent) == count
     assert not carry_on.over_limit(count, total, percent)
     assert total == 0 or carry_on.over_limit(count + 1, total, percent)
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 4, 7, 9, 10, 16, 33, 256, 1024])
+@pytest.mark.parametrize("percent", [0, 10, 34, 50, 100])
+def test_play_percentage_makes_ansibles_rule_tolerate_the_same(total, percent):
+    # Ansible stops a play when failed / hosts * 100 > max_fail_percentage (its own arithmetic).
+    play = carry_on.play_percentage(total, percent)
+    stops = [lost for lost in range(total + 1) if (float(lost) / float(total)) * 100.0 > play]
+    assert (min(stops) if stops else total + 1) == carry_on.tolerated(total, percent) + 1
 
 
 def test_summary_names_the_lost_then_the_left_out():
@@ -89,7 +102,7 @@ def test_summary_names_the_lost_then_the_left_out():
 
 def test_the_filters_are_registered():
     assert set(FilterModule().filters()) == {"carry_failure", "carry_lost", "carry_over_limit", "carry_tolerated",
-                                            "carry_summary"}
+                                            "carry_play_percentage", "carry_summary"}
 
 
 def test_verdict_limit_counts_only_the_in_service_nodes_judged():
@@ -97,10 +110,10 @@ def test_verdict_limit_counts_only_the_in_service_nodes_judged():
                 "node2": {"source": "doctor", "result": "pass", "reason": ""},
                 "node3": {"source": "unreachable", "result": "fail", "reason": "unreachable: no route"},
                 "node4": {"source": "doctor", "result": "pass", "reason": ""}}
-    # node3 already quarantined: failing again changes nothing, so 1 of the 3 judged in service failed.
-    limit = carry_on.verdict_limit(findings, {"node3": "quarantined"}, 34)
+    # node3 already quarantined: failing again changes nothing, so 1 of the 3 judged in service
+    # failed, which one node of two or more always is allowed to.
+    limit = carry_on.verdict_limit(findings, {"node3": "quarantined"}, 10)
     assert limit == {"stopped": False, "failed": {"node1": findings["node1"]}, "judged": 3}
-    assert carry_on.verdict_limit(findings, {"node3": "quarantined"}, 33)["stopped"]
     assert carry_on.verdict_limit(findings, {}, 50) == {
         "stopped": False, "failed": {"node1": findings["node1"], "node3": findings["node3"]}, "judged": 4}
     assert carry_on.verdict_limit(findings, {}, 49)["stopped"]
