@@ -60,9 +60,12 @@ def summary_of(args):
         summary["stacks"] = analyse(stacks, expected, *_rank_exits(summary))
         summary["stacks"]["folder"] = os.path.join(args["log_root"], "stacks")
         summary["stacks"]["text"] = "\n".join(render_stacks(summary["stacks"], summary["stacks"]["folder"]))
-        # The rank that failed first is named as such; held up by names the others.
+        # Held up by names the others than the rank that failed first, never a rank whose own
+        # failure says it was waiting for another (a collective that gave up).
         first = (summary.get("first_failure") or {}).get("rank")
-        summary["held_up_by"] = [item for item in summary["stacks"]["likely_cause"] if item["rank"] != first]
+        waited = {row["rank"] for row in summary["ranks"] if (row.get("diagnosis") or {}).get("waited")}
+        summary["held_up_by"] = [item for item in summary["stacks"]["likely_cause"]
+                                 if item["rank"] != first and item["rank"] not in waited]
     summary["text"] = render(summary)
     summary["text"] += "".join("\n" + line for line in hang_lines(summary.get("hang")))
     if summary.get("timed_out") and summary["result"] != "succeeded":

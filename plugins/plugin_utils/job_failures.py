@@ -59,6 +59,8 @@ def load_catalogue(data):
         if not _exit_list(after_return):
             problems.append(f"{where}: after_return_exit must be a list of exit statuses")
             after_return = []
+        if not isinstance(entry.get("waited", False), bool):
+            problems.append(f"{where}: waited must be true or false")
         signature = entry.get("signature")
         if isinstance(signature, list):
             signature = "|".join("(?:%s)" % item for item in signature) if signature else None
@@ -83,6 +85,7 @@ def _exit_list(value):
 def _public(entry, line):
     found = {field: entry[field] for field in ENTRY_FIELDS}
     found["line"] = line
+    found["waited"] = entry.get("waited") is True
     return found
 
 
