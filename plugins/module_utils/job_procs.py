@@ -173,18 +173,28 @@ def stop(job_dir, grace=10.0, proc="/proc", kill=os.kill, sleep=time.sleep):
     while left and time.monotonic() < deadline:
         sleep(0.5)
         left = job_processes(job_dir, proc)
-    for item in left:
-        try:
-            kill(item["pid"], signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    if left:
+    # The launcher's reaper (cs_rank.py --reap) records the exit of what it started and ends with
+    # its last child: SIGKILL the others first and give it the time to write that record.
+    for reapers in (False, True):
+        for item in left:
+            if is_reaper(item) is reapers:
+                try:
+                    kill(item["pid"], signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
         for _ in range(20):
-            sleep(0.25)
-            left = job_processes(job_dir, proc)
             if not left:
                 break
+            sleep(0.25)
+            left = job_processes(job_dir, proc)
+            if not reapers and not [item for item in left if not is_reaper(item)]:
+                break
     return first, left
+
+
+def is_reaper(item):
+    """Whether a process of the job is the launcher's reaper (cs_rank.py --reap)."""
+    return "cs_rank.py --reap " in item.get("cmd", "")
 
 
 def wait(job_dir, timeout, failed_ranks, proc="/proc", sleep=time.sleep, interval=1.0):

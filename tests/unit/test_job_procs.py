@@ -1,5 +1,6 @@
 """Tests for plugins/module_utils/job_procs.py on real processes of this machine."""
 
+import json
 import os
 import subprocess
 import sys
@@ -88,3 +89,23 @@ def test_running_jobs_names_every_tagged_job_and_nothing_else(tmp_path):
     finally:
         for proc in (a, b, untagged):
             proc.kill()
+
+
+def test_the_reaper_outlives_the_ranks_it_records_when_they_must_be_killed(tmp_path):
+    # A rank that ignores SIGTERM (stuck in native code, as in MindSpore's init) is SIGKILLed at the
+    # end of the grace; the launcher's reaper must live to record that, then end by itself.
+    wrapper = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "job", "files", "cs_rank.py")
+    job_dir = str(tmp_path / "job")
+    stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
+    env = dict(os.environ, **{job_procs.TAG: job_dir, "CS_LOG_DIR": str(tmp_path / "logs"), "CS_HOST": "node9"})
+    reaper = subprocess.Popen([sys.executable, wrapper, "--reap", sys.executable, "-c", stubborn], env=env)
+    try:
+        time.sleep(1.0)
+        signalled, left = job_procs.stop(job_dir, grace=1, sleep=lambda s: (reaper.poll(), time.sleep(s)))
+        assert len(signalled) == 2 and left == []
+        assert reaper.wait(5) == 128 + 9
+        reaped = json.loads((tmp_path / "logs" / "status" / "reaped.json").read_text())
+        assert [item["exit"] for item in reaped["processes"]] == [-9]
+    finally:
+        reaper.kill()
+        reaper.wait()
