@@ -1,7 +1,8 @@
 """A small data-parallel training job that fails on purpose, for the summary's corpus of real runs
 (tests/corpus/record.sh). CORPUS_FRAMEWORK (job_env) picks the framework: mindspore (msrun, the
-dynamic cluster, mpirun) or torch (torchrun, gloo). Every rank gathers a value from every rank
-each step and prints `step: N, loss: V`. CORPUS_FAULT says what rank CORPUS_RANK does in step
+dynamic cluster), torch (torchrun, gloo) or none (mpirun: ranks that only compute, as an MPI
+program's Python driver would). With a framework every rank gathers a value from every rank each
+step; every rank prints `step: N, loss: V`. CORPUS_FAULT says what rank CORPUS_RANK does in step
 CORPUS_STEP (3):
 
     none        nothing: the job succeeds
@@ -74,10 +75,12 @@ def misbehave(rank, step):
 
 def take_port(port):
     """Start a process that listens on ``port`` (it carries the job's tag: stop.yml ends it)."""
-    holder = ("import socket, sys, time; s = socket.socket(); s.bind(('0.0.0.0', int(sys.argv[1]))); "
+    holder = ("import socket, sys, time; s = socket.socket(); "
+              "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('0.0.0.0', int(sys.argv[1]))); "
               "s.listen(); print('listening', flush=True); time.sleep(600)")
     child = subprocess.Popen([sys.executable, "-c", holder, str(port)], stdout=subprocess.PIPE, text=True)
-    child.stdout.readline()
+    if child.stdout.readline().strip() != "listening":
+        raise SystemExit(f"corpus: could not take port {port} before the scheduler")
 
 
 def mindspore_gather():
@@ -120,11 +123,17 @@ def torch_gather():
     return rank, size, step_value
 
 
+def no_framework():
+    rank = int(os.environ["CS_RANK"])
+    return rank, int(os.environ.get("OMPI_COMM_WORLD_SIZE", "1")), lambda value: value
+
+
 def main():
     rank = int(os.environ.get("CS_RANK", "-1")) if os.environ.get("CS_RANK", "").isdigit() else -1
     if FAULT == "import" and rank == FAULT_RANK:
         import corpus_missing_module  # noqa: F401  (the fault: a module the node lacks)
-    rank, size, step_value = (torch_gather if FRAMEWORK == "torch" else mindspore_gather)()
+    start = {"torch": torch_gather, "mindspore": mindspore_gather}.get(FRAMEWORK, no_framework)
+    rank, size, step_value = start()
     say(rank, f"of {size} started")
     loss = 4.0
     for step in range(STEPS):
