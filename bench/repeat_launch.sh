@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Launch one job RUNS times in a row and print a line per launch: its number, start (UTC),
-# seconds, the playbook's exit status, the summary's result and each launcher's exit. The logs of
+# seconds, the playbook's exit status, the summary's result, each launcher's exit and what failed
+# after every rank's script had returned 0 (the summary's warning). The logs of
 # a failed launch are kept as logs/<job>.launch-<N>/. Exits non-zero when any launch failed.
 #   bench/repeat_launch.sh [RUNS (20)] [JOB FILE (jobs/sample_msrun.yml)] [ansible-playbook args...]
 # INVENTORY names the inventory (default the sandbox's, inventory/sandbox/hosts.yml, which
@@ -20,7 +21,9 @@ for n in $(seq 1 "$runs"); do
   rc=$?
   result=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print(d.get("result"), " ".join("%s:%s" % (l["host"], l["exit"]) for l in d.get("launchers") or []))' \
+after = "; ".join("%s on %s %s" % (a["kind"], a["host"], a["exit_text"]) for a in d.get("after_success") or [])
+print(d.get("result"), " ".join("%s:%s" % (l["host"], l["exit"]) for l in d.get("launchers") or []),
+      "warning: failed after every rank returned 0: " + after if after else "")' \
     "logs/$job/summary.json" 2>/dev/null || echo "no-summary")
   echo "launch $n $start $(( $(date +%s) - t0 ))s rc=$rc $result"
   if [ "$rc" != 0 ]; then
