@@ -277,8 +277,8 @@ def diagnose(summary, logs, catalogue, clocks=None):
                               "diagnosis": hits[0] if hits else None})
     summary["launcher_diagnosis"] = explained
     _explain_after_success(summary.get("after_success") or [], logs, catalogue)
-    if (summary.get("hang") or {}).get("hung"):
-        # Ranks the suite stopped (SIGTERM) after the hang are not why it hung.
+    if (summary.get("hang") or {}).get("hung") or summary.get("timed_out"):
+        # Ranks the suite stopped (SIGTERM) after a hang or at job_timeout did not fail by themselves.
         candidates = [item for item in candidates if "SIGTERM" not in (item["exit_text"] or "")]
     # The root cause is usually what failed first (the others die of its absence); without a
     # time, a failure with a known cause comes before one without.
