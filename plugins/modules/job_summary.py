@@ -9,8 +9,12 @@ short_description: Summarise a training job from its gathered logs
 description:
   - Reads C(<log_root>/<host>/...) (each node's job log directory, gathered by
     C(playbooks/launch.yml) or C(playbooks/logs.yml)) and reports per rank the exit status,
-    the last loss line and, for failed ranks, the first error lines.
-  - Writes the summary as JSON to O(dest) (default C(<log_root>/summary.json)).
+    the last loss line and, for failed ranks, the first error lines. The job succeeded when
+    every rank's own record says its script returned 0; what failed after that is a warning.
+  - Reads the ranks' flight records (C(<host>/flight/rank_<N>.json)) of a job that did not
+    succeed and names the rank that held the others up.
+  - Writes the summary as JSON to O(dest) (default C(<log_root>/summary.json)) and, beside it,
+    C(summary_inputs.json), the options it was made from besides the logs.
   - With O(archive), only unpacks one node's archive of its job log directory into
     C(<log_root>/<host>/) (replaced), in plain Python rather than with tar, because the
     logs are written on the node by the job. Only regular files (byte for byte, without
