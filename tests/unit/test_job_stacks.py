@@ -239,3 +239,20 @@ def test_node_side_falls_back_without_native_frames():
     assert result["native_error"] == "Error: native unwinding is not supported"
     assert calls == [["/t/py-spy", "dump", "--json", "--pid", "45", "--native"],
                      ["/t/py-spy", "dump", "--json", "--pid", "45"]]
+
+
+def test_flight_records_of_a_real_run_name_the_rank_that_held_the_others_up():
+    # tests/data/corpus/torchrun_sleep: rank 3 (node2) slept in stalled_step while ranks 0-2 waited
+    # in all_reduce until gloo gave up; torchrun then stopped rank 3. No process was left to dump.
+    root = os.path.join(os.path.dirname(__file__), "..", "data", "corpus", "torchrun_sleep")
+    exits = {0: 1, 1: 1, 2: 1, 3: 143}
+    flight = job_stacks.flight_records(root, ["node1", "node2"], exits, {3: 1795853416.2685773})
+    assert sorted(item["rank"] for host in flight for item in flight[host]["processes"]) == [0, 1, 2, 3]
+    analysis = job_stacks.analyse(job_stacks.with_flight_records({}, flight), EXPECTED, exits)
+    assert analysis["recorded"] == 4 and analysis["gone"] == []
+    [cause] = analysis["likely_cause"]
+    assert (cause["rank"], cause["host"]) == (3, "node2")
+    assert cause["where"].startswith("`stalled_step` at corpus_fault.py:")
+    assert "its last flight record, 1.8 s before it ended" in cause["where"]
+    # A rank that returned 0 has no flight record to read.
+    assert [item["rank"] for item in job_stacks.flight_records(root, ["node2"], {2: 1, 3: 0})["node2"]["processes"]] == [2]
