@@ -57,9 +57,10 @@ def lost(all_hosts, alive, failures, play, known=None):
 def tolerated(total, percent):
     """How many of ``total`` nodes may be lost (each quarantined) without stopping the run:
     ``percent`` % of them, rounded down, and always one of two or more, so that a small cluster
-    (2 to 9 nodes at 10 %) still puts its one broken node aside; losing every node stops it."""
+    (2 to 9 nodes at 10 %) still puts its one broken node aside; losing every node stops it.
+    ``percent`` 0 tolerates none: the first lost node stops the run and nobody is quarantined."""
     total = int(total)
-    if total <= 0:
+    if total <= 0 or float(percent) <= 0:
         return 0
     return max(int(float(percent) * total // 100), min(1, total - 1))
 

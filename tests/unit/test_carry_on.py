@@ -69,13 +69,14 @@ def test_lost_leaves_out_the_nodes_already_known():
     (2, 3, 34, True),
     (0, 0, 10, False),
     (3, 3, 100, False),
+    (1, 3, 0, True),       # 0 tolerates none
 ])
 def test_over_limit(lost, total, percent, stop):
     assert carry_on.over_limit(lost, total, percent) is stop
 
 
 @pytest.mark.parametrize("total, percent, count", [(1, 10, 0), (2, 10, 1), (4, 10, 1), (9, 10, 1), (10, 10, 1),
-                                                   (16, 10, 1), (19, 10, 1), (20, 10, 2), (256, 10, 25), (3, 34, 1),
+                                                   (16, 10, 1), (19, 10, 1), (20, 10, 2), (256, 10, 25), (3, 34, 1), (4, 0, 0),
                                                    (0, 10, 0)])
 def test_tolerated_agrees_with_over_limit(total, percent, count):
     assert carry_on.tolerated(total, percent) == count
