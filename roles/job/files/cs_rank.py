@@ -201,7 +201,9 @@ def main():
         error = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
     finally:
         if recorder is not None:
+            # No flight record may be written after the record of the exit.
             recorder.ended.set()
+            recorder.join(5.0)
     sys.stdout.flush()
     sys.stderr.flush()
     write_status(log_dir, rank, role, code, error)
