@@ -16,7 +16,7 @@ description:
     stack; the job's code needs no change.
   - Needs ptrace permission on the job's processes, so run it as the job's user (where Yama's
     C(ptrace_scope) is 0 or Yama is absent) or as root with C(CAP_SYS_PTRACE).
-  - Never fails because a dump failed: each process carries its own RV(processes[].error).
+  - Never fails because a dump failed; each process carries its own RV(processes[].error).
 author:
   - Cluster suite contributors
 options:
