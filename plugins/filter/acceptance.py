@@ -5,6 +5,7 @@
     stage report: "{{ hosts | cluster_suite.hpc.acceptance_judge(hostvars, settings) }}"
     report: "{{ stage_report | cluster_suite.hpc.acceptance_finish(cluster_record, settings) }}"
     lines: "{{ report | cluster_suite.hpc.acceptance_table }}"
+    warnings: "{{ hosts | cluster_suite.hpc.acceptance_tool_warnings(hostvars) }}"
     problems: "{{ settings | cluster_suite.hpc.acceptance_settings_errors(host) }}"
 """
 from ansible.errors import AnsibleFilterError
@@ -24,6 +25,11 @@ def acceptance_samples(results, stage, hosts, round_number, tool, ranks_per_node
     return [judge_logic.record_from_result(dict(result), stage, list(hosts), round_number, tool, int(ranks_per_node),
                                            result["_acceptance_sample"])
             for result in results if not result.get("skipped")]
+
+
+def acceptance_tool_warnings(hosts, hostvars):
+    """The report's warnings about the tool: NPU or GPU nodes measured with the probe, grouped."""
+    return acceptance_report.tool_warnings({host: hostvars[host].get("_acceptance_tool_warning", "") for host in hosts})
 
 
 def _settings(settings, hosts, hostvars):
@@ -64,6 +70,7 @@ class FilterModule:
         return {
             "acceptance_record": acceptance_record,
             "acceptance_samples": acceptance_samples,
+            "acceptance_tool_warnings": acceptance_tool_warnings,
             "acceptance_judge": acceptance_judge,
             "acceptance_finish": acceptance_finish,
             "acceptance_table": acceptance_table,

@@ -10,6 +10,15 @@ def _ratio(value):
     return "-" if value is None else f"{value:.2f}"
 
 
+def tool_warnings(notes):
+    """One warning per distinct note ({node: note, '' for none}), naming its nodes in order."""
+    grouped = {}
+    for node, note in notes.items():
+        if note:
+            grouped.setdefault(note, []).append(node)
+    return [f"{', '.join(nodes)}: {note}" for note, nodes in grouped.items()]
+
+
 def _samples(values, spread):
     text = ", ".join("broke" if value is None else f"{value:.4g}" for value in values)
     return f"[{text}] GB/s" + (f" (spread {spread}x)" if spread is not None else "")
@@ -20,10 +29,12 @@ def format_table(report):
     pairs when few), the whole cluster, the inconclusive verdicts."""
     reference = report["reference"]
     lines = [
-        f"acceptance: {'PASSED' if report['passed'] else 'FAILED'} - {report['summary']['nodes']} nodes, "
+        f"acceptance: {'PASSED' if report['passed'] else 'FAILED'} - {report['summary']['nodes']} nodes"
+        + (f", tool {report['tool']}" if report.get("tool") else "") + ", "
         f"{len(report['pairs'])} pairs in {report['rounds']} round(s), judged at {report['size']} bytes; "
         f"reference: pairs {_gbps(reference['pair_busbw'])} GB/s, own tests {_gbps(reference['intra_busbw'])} GB/s "
         f"(busbw)",
+        *[f"warning: {warning}" for warning in report.get("warnings") or []],
         "",
         f"{'node':<16} {'status':<7} {'own GB/s':>10} {'ratio':>6} {'best pair':>11} {'ratio':>6}  reason",
     ]

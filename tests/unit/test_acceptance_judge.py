@@ -341,3 +341,15 @@ def test_settings_errors(name, value, message):
 def test_settings_typo():
     errors = acceptance_settings.settings_errors({**SETTINGS, "names": list(SETTINGS) + ["acceptance_timout"]}, "n1")
     assert len(errors) == 1 and errors[0].startswith("n1: acceptance_timout: not an acceptance setting")
+
+
+def test_npu_nodes_measured_with_the_probe_are_a_warning_in_the_report():
+    note = ("NPU node measured with the suite's TCP probe over the host network, not its NPU fabric (HCCL): "
+            "no executable /usr/local/Ascend/ascend-toolkit/latest/tools/hccl_test/bin/all_reduce_test")
+    warnings = report_text.tool_warnings({"node1": note, "node2": note, "node3": ""})
+    assert warnings == [f"node1, node2: {note}"]
+    report = {**finish(run()), "tool": "probe", "warnings": warnings}
+    lines = report_text.format_table(report)
+    assert lines[0].startswith("acceptance: PASSED - 4 nodes, tool probe, 6 pairs in 3 round(s)")
+    assert lines[1] == f"warning: node1, node2: {note}"
+    assert report_text.tool_warnings({"node1": "", "node2": ""}) == []
