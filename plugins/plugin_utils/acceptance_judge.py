@@ -9,9 +9,10 @@ A test record (one mpirun of a bandwidth tool, made by role acceptance) is
 Confirm before condemning: a node or pair that the first samples would judge slow or broken is a
 suspect (the report's "remeasure" lists its tests), measured again until it has `samples`
 samples, and judged on their median: one noisy sample either way decides nothing, and a node is
-condemned only when most of its samples are slow. Samples that spread wider than
-`spread_limit` (the largest over the smallest), or of which some broke and some ran, make the
-verdict inconclusive: named in the report with its samples, never slow, nobody left out for it.
+condemned only when most of its samples are slow. Samples on both sides of the slow line that
+spread wider than `spread_limit` (the largest over the smallest), or of which some broke and
+some ran, make the verdict inconclusive: named in the report with its samples, never slow,
+nobody left out for it. Samples all under the line agree, however far apart.
 
 Thresholds are relative to the cluster's own median, so they hold on any hardware:
 - intra-node: a node is slow when its figure is under intra_slow_ratio x the median of all nodes';
@@ -113,17 +114,20 @@ def _samples_text(values):
     return "[" + ", ".join("broke" if value is None else f"{value:.4g}" for value in values) + "]"
 
 
-def _confirm(sampled, settings, what):
-    """The verdict of a test that would be judged slow or broken: "suspect" before it has
-    `samples` samples (it is measured again), "inconclusive" when they spread wider than
-    `spread_limit` (or some broke and some ran), else `what` ("slow" or "broken"); with the reason's tail."""
+def _confirm(sampled, settings, what, line=None):
+    """The verdict of a test that would be judged slow (its median under `line` GB/s) or broken:
+    "suspect" before it has `samples` samples (it is measured again); "inconclusive" when some
+    broke and some ran, or when some sample reached `line` and the samples spread wider than
+    `spread_limit` (samples all under the line agree it is slow, however far apart); else `what`
+    ("slow" or "broken"); with the reason's tail."""
     count = len(sampled["samples"])
     if count < int(settings["samples"]):
         return "suspect", f"{count} sample(s), measured again before any verdict"
     if sampled["status"] == "mixed":
         return "inconclusive", sampled["reason"]
     limit = float(settings["spread_limit"])
-    if what == "slow" and sampled["spread"] is not None and sampled["spread"] > limit:
+    reached = line is not None and any(value is not None and value >= line for value in sampled["samples"])
+    if what == "slow" and reached and sampled["spread"] is not None and sampled["spread"] > limit:
         return "inconclusive", (f"samples {_samples_text(sampled['samples'])} GB/s spread {sampled['spread']}x, "
                                 f"wider than {limit}x: too noisy to tell")
     return what, (f"samples {_samples_text(sampled['samples'])} GB/s" if what == "slow" else "")
@@ -190,7 +194,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
             row["verdicts"].append(verdict)
             row["reasons"].append("own test: " + (own["reason"] if verdict == "broken" else tail))
         elif own is not None and intra_reference and own["busbw"] < intra_ratio * intra_reference:
-            verdict, tail = _confirm(own, settings, "slow")
+            verdict, tail = _confirm(own, settings, "slow", intra_ratio * intra_reference)
             row["verdicts"].append(verdict)
             row["reasons"].append(f"own test {own['busbw']:.4g} GB/s is {row['intra_ratio']} of the nodes' "
                                   f"median {intra_reference:.4g} GB/s (slow under {intra_ratio}); {tail}")
@@ -206,7 +210,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
             if not confirmed:
                 remeasure_pairs.append(broken[0]["pair"])
         elif figure is not None and pair_reference and figure < ratio * pair_reference:
-            verdict, tail = _confirm(best["measured"], settings, "slow")
+            verdict, tail = _confirm(best["measured"], settings, "slow", ratio * pair_reference)
             row["verdicts"].append(verdict)
             row["reasons"].append(f"its best pair {figure:.4g} GB/s is {row['pair_ratio']} of the "
                                   f"cluster's {pair_reference:.4g} GB/s (slow under {ratio}); {tail}")
@@ -228,12 +232,15 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
         floor = _floor(pair["pair"], settings, pair["size"])
         bad_nodes = [node for node in pair["pair"] if status_of[node] in ("slow", "broken")]
         suspects = [node for node in pair["pair"] if status_of[node] == "suspect"]
+        line = None
         if pair["status"] == "broken":
             what, why = "broken", pair["reason"]
         elif pair_reference and pair["busbw"] < ratio * pair_reference:
-            what, why = "slow", f"{pair['busbw']:.4g} GB/s is {pair['ratio']} of the cluster's {pair_reference:.4g} GB/s"
+            what, why, line = "slow", f"{pair['busbw']:.4g} GB/s is {pair['ratio']} of the cluster's {pair_reference:.4g} GB/s", \
+                ratio * pair_reference
         elif floor is not None and pair["busbw"] < floor:
-            what, why = "slow", f"{pair['busbw']:.4g} GB/s is under the expected {floor:.4g} GB/s at {pair['size']} bytes"
+            what, why, line = "slow", f"{pair['busbw']:.4g} GB/s is under the expected {floor:.4g} GB/s at {pair['size']} bytes", \
+                floor
         else:
             pair["status"] = "ok"
             continue
@@ -243,7 +250,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
             pair["status"] = what
             pair["reason"] = f"{why}; explained by {' and '.join(bad_nodes)} ({status_of[bad_nodes[0]]})"
             continue
-        verdict, tail = _confirm(measured, settings, what)
+        verdict, tail = _confirm(measured, settings, what, line)
         # Measured again already: its node, not the pair, was the suspect and is not condemned.
         waited = [node for node in pair["pair"] if len(rows_of[node]["pair_samples"]) > 1
                   or len(rows_of[node]["intra_samples"]) > 1]

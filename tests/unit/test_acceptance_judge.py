@@ -175,6 +175,16 @@ def test_samples_spread_too_widely_are_inconclusive_never_slow():
     assert ledger_findings.acceptance_findings(lax, "r")["node3"]["result"] == "fail"
 
 
+def test_samples_all_under_the_slow_line_agree_however_far_apart():
+    # node3's egress at a quarter; one of its samples dipped further still (a busy machine)
+    noise = {pair: [1.0, 0.3, 1.1] for pair in [("node1", "node3"), ("node3", "node1"), ("node2", "node3"),
+                                                ("node3", "node2"), ("node3", "node4"), ("node4", "node3")]}
+    report = finish(run(speed={"node3": 0.25}, noise=noise))
+    node3 = report["nodes"][2]
+    assert node3["status"] == "slow" and node3["pair_spread"] > 2.0
+    assert report["summary"]["slow_nodes"] == ["node3"] and report["summary"]["inconclusive_nodes"] == []
+
+
 def test_a_pair_that_broke_once_and_ran_twice_is_inconclusive():
     flaky = judge.judge_nodes(["node1", "node2"], [], [
         {"stage": "pair", "hosts": ["node1", "node2"], "round": 1, "ranks": 2, "tool": "probe", "sample": 1,
