@@ -12,6 +12,7 @@ export PATH=$PWD/.venv/bin:$PATH ANSIBLE_CONFIG=$PWD/ansible.cfg
 mkdir -p logs/bench-acceptance-records
 small=$(mktemp -d)
 trap 'sandbox/sandbox down >>logs/bench-acceptance-records/sandbox.out 2>&1; rm -rf "$small"' EXIT
+trap 'exit 143' TERM INT
 SANDBOX_ML=1 NPU_DEVICES=0 NODES=8 sandbox/sandbox up >logs/bench-acceptance-records/sandbox.out 2>&1 \
   || { echo "sandbox up failed"; exit 1; }
 ansible-playbook -i inventory/sandbox/hosts.yml site.yml --tags firewall,ssh,openmpi \
