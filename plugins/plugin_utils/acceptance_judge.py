@@ -1,9 +1,18 @@
-"""Judge the acceptance tests: every node, pair and the whole cluster is ok, slow or broken,
-with the reason and the numbers, and the healthy nodes a job can use.
+"""Judge the acceptance tests: every node, pair and the whole cluster is ok, slow, broken or
+inconclusive, with the reason and the numbers, and the healthy nodes a job can use.
 
 A test record (one mpirun of a bandwidth tool, made by role acceptance) is
 {"stage": "intra"|"pair"|"cluster", "hosts": [...], "round": int or None, "tool": "probe"|
-"nccl_tests"|"hccl_test", "ranks": int, "rc": int, "stdout": str, "stderr": str, "seconds": float}.
+"nccl_tests"|"hccl_test", "ranks": int, "rc": int, "stdout": str, "stderr": str, "seconds": float,
+"sample": int (1 for the first measurement of a test, 2... for its measurements again)}.
+
+Confirm before condemning: a node or pair that the first samples would judge slow or broken is a
+suspect (the report's "remeasure" lists its tests), measured again until it has `samples`
+samples, and judged on their median: one noisy sample either way decides nothing, and a node is
+condemned only when most of its samples are slow. Samples on both sides of the slow line that
+spread wider than `spread_limit` (the largest over the smallest), or of which some broke and
+some ran, make the verdict inconclusive: named in the report with its samples, never slow,
+nobody left out for it. Samples all under the line agree, however far apart.
 
 Thresholds are relative to the cluster's own median, so they hold on any hardware:
 - intra-node: a node is slow when its figure is under intra_slow_ratio x the median of all nodes';
@@ -25,8 +34,10 @@ import statistics
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_parsers
 
 TIMEOUT_CODES = (124, 137)
+# The verdicts that leave a node out (and quarantine it); ok and inconclusive ones do not.
+CONDEMNED = ("slow", "broken")
 DEFAULTS = {"slow_ratio": 0.6, "intra_slow_ratio": 0.5, "cluster_slow_ratio": 0.25, "size": 0, "timeout": 60,
-            "expected": {}, "models": {}}
+            "expected": {}, "models": {}, "samples": 3, "spread_limit": 2.0}
 
 
 def measure(record, size=0):
@@ -77,97 +88,230 @@ def _floor(pair, settings, size):
     return min(floors) if floors else None
 
 
+def _sampled(records, settings, size):
+    """One test's samples (its records, first sample first) as one result: "ran" with the median
+    of the samples, "broken" when every sample broke, "mixed" when some broke and some ran."""
+    records = sorted(records, key=lambda record: int(record.get("sample") or 1))
+    results = [measure({**record, "timeout": settings["timeout"]}, size) for record in records]
+    values = [result["busbw"] for result in results if result["status"] == "ran"]
+    broken = [result for result in results if result["status"] == "broken"]
+    spread = round(max(values) / min(values), 2) if len(values) > 1 and min(values) > 0 else None
+    sampled = {"samples": [result["busbw"] if result["status"] == "ran" else None for result in results],
+               "first": results[0]["busbw"] if results[0]["status"] == "ran" else None,
+               "spread": spread, "size": next((r["size"] for r in results if r["size"]), None),
+               "seconds": records[0].get("seconds"), "busbw": _median(values), "reason": ""}
+    if not broken:
+        sampled["status"] = "ran"
+    elif not values:
+        sampled.update(status="broken", reason=broken[0]["reason"]
+                       + (f" (all {len(results)} samples)" if len(results) > 1 else ""))
+    else:
+        sampled.update(status="mixed", reason=f"{len(broken)} of {len(results)} samples broke: {broken[0]['reason']}")
+    return sampled
+
+
+def _samples_text(values):
+    return "[" + ", ".join("broke" if value is None else f"{value:.4g}" for value in values) + "]"
+
+
+def _confirm(sampled, settings, what, line=None):
+    """The verdict of a test that would be judged slow (its median under `line` GB/s) or broken:
+    "suspect" before it has `samples` samples (it is measured again); "inconclusive" when some
+    broke and some ran, or when some sample reached `line` and the samples spread wider than
+    `spread_limit` (samples all under the line agree it is slow, however far apart); else `what`
+    ("slow" or "broken"); with the reason's tail."""
+    count = len(sampled["samples"])
+    if count < int(settings["samples"]):
+        return "suspect", f"{count} sample(s), measured again before any verdict"
+    if sampled["status"] == "mixed":
+        return "inconclusive", sampled["reason"]
+    limit = float(settings["spread_limit"])
+    reached = line is not None and any(value is not None and value >= line for value in sampled["samples"])
+    if what == "slow" and reached and sampled["spread"] is not None and sampled["spread"] > limit:
+        return "inconclusive", (f"samples {_samples_text(sampled['samples'])} GB/s spread {sampled['spread']}x, "
+                                f"wider than {limit}x: too noisy to tell")
+    return what, (f"samples {_samples_text(sampled['samples'])} GB/s" if what == "slow" else "")
+
+
 def judge_nodes(nodes, intra_records, pair_records, settings=None):
-    """Report of the intra-node and pair stages: nodes, pairs, references, healthy nodes."""
+    """Report of the intra-node and pair stages: nodes, pairs, references, healthy nodes, and the
+    tests to measure again ("remeasure": the suspects' own tests and pairs, in rounds of disjoint pairs).
+
+    A record's "sample" (1 when absent) numbers the measurements of the same test. The references
+    are the medians of the first samples (every node measured alike, at once); a test is judged on
+    the median of its samples, and is condemned (slow, broken) only with `samples` samples that
+    spread no wider than `spread_limit`."""
     settings = {**DEFAULTS, **(settings or {})}
     ratio = float(settings["slow_ratio"])
     intra_ratio = float(settings["intra_slow_ratio"])
     size = int(settings["size"] or 0)
-    intra = {}
+    grouped = {}
     for record in intra_records:
-        intra[record["hosts"][0]] = {**measure({**record, "timeout": settings["timeout"]}, size),
-                                     "seconds": record.get("seconds")}
-    intra_reference = _median(result["busbw"] for result in intra.values() if result["status"] == "ran")
+        grouped.setdefault(record["hosts"][0], []).append(record)
+    intra = {node: _sampled(records, settings, size) for node, records in grouped.items()}
+    intra_reference = _median(result["first"] for result in intra.values())
 
-    pairs = []
+    grouped = {}
     for record in pair_records:
-        result = measure({**record, "timeout": settings["timeout"]}, size)
-        pairs.append({"pair": list(record["hosts"]), "round": record.get("round"), "status": result["status"],
-                      "reason": result["reason"], "busbw": result["busbw"], "size": result["size"],
-                      "seconds": record.get("seconds")})
+        grouped.setdefault(tuple(record["hosts"]), []).append(record)
+    pairs = []
+    for hosts, records in grouped.items():
+        result = _sampled(records, settings, size)
+        first = min(records, key=lambda record: int(record.get("sample") or 1))
+        pairs.append({"pair": list(hosts), "round": first.get("round"),
+                      "status": {"mixed": "inconclusive"}.get(result["status"], result["status"]),
+                      "measured": result, "reason": result["reason"], "busbw": result["busbw"],
+                      "size": result["size"], "seconds": result["seconds"], "samples": result["samples"],
+                      "spread": result["spread"]})
     per_node = {node: [pair for pair in pairs if node in pair["pair"]] for node in nodes}
-    node_figure = {node: max((pair["busbw"] for pair in members if pair["status"] == "ran"), default=None)
-                   for node, members in per_node.items()}
-    pair_reference = _median(node_figure.values())
+    pair_reference = _median(max((pair["measured"]["first"] for pair in members
+                                  if pair["measured"]["first"] is not None), default=None)
+                             for members in per_node.values())
+    # A node's figure is its best pair; a slow one, once measured again, the best of those measured again.
+    required = int(settings["samples"])
+    best_pair = {}
+    for node, members in per_node.items():
+        ran = [pair for pair in members if pair["busbw"] is not None]
+        best = max(ran, key=lambda pair: pair["busbw"], default=None)
+        again = [pair for pair in ran if len(pair["samples"]) >= required]
+        if best is not None and pair_reference and best["busbw"] < ratio * pair_reference and again:
+            best = max(again, key=lambda pair: pair["busbw"])
+        best_pair[node] = best
 
-    node_rows = []
+    node_rows, remeasure_intra, remeasure_pairs = [], [], []
     for node in nodes:
-        row = {"node": node, "status": "ok", "reasons": [],
-               "intra_busbw": intra.get(node, {}).get("busbw"),
-               "intra_ratio": _ratio(intra.get(node, {}).get("busbw"), intra_reference),
-               "pair_busbw": node_figure[node], "pair_ratio": _ratio(node_figure[node], pair_reference)}
-        own = intra.get(node)
-        if own is not None and own["status"] == "broken":
-            row["reasons"].append("own test: " + own["reason"])
+        own, best = intra.get(node), best_pair[node]
+        figure = best["busbw"] if best else None
+        row = {"node": node, "status": "ok", "verdicts": [], "reasons": [],
+               "intra_busbw": own["busbw"] if own else None,
+               "intra_ratio": _ratio(own["busbw"] if own else None, intra_reference),
+               "intra_samples": own["samples"] if own else [], "intra_spread": own["spread"] if own else None,
+               "pair_busbw": figure, "pair_ratio": _ratio(figure, pair_reference),
+               "best_pair": best["pair"] if best else None, "pair_samples": best["samples"] if best else [],
+               "pair_spread": best["spread"] if best else None}
+        if own is not None and own["status"] != "ran":
+            verdict, tail = _confirm(own, settings, "broken")
+            row["verdicts"].append(verdict)
+            row["reasons"].append("own test: " + (own["reason"] if verdict == "broken" else tail))
         elif own is not None and intra_reference and own["busbw"] < intra_ratio * intra_reference:
+            verdict, tail = _confirm(own, settings, "slow", intra_ratio * intra_reference)
+            row["verdicts"].append(verdict)
             row["reasons"].append(f"own test {own['busbw']:.4g} GB/s is {row['intra_ratio']} of the nodes' "
-                                  f"median {intra_reference:.4g} GB/s (slow under {intra_ratio})")
+                                  f"median {intra_reference:.4g} GB/s (slow under {intra_ratio}); {tail}")
+        if row["verdicts"] and row["verdicts"][-1] == "suspect":
+            remeasure_intra.append(node)
         broken = [pair for pair in per_node[node] if pair["status"] == "broken"]
         if per_node[node] and len(broken) * 2 > len(per_node[node]):
-            row["reasons"].append(f"{len(broken)} of its {len(per_node[node])} pair tests broke")
-        elif node_figure[node] is not None and pair_reference and node_figure[node] < ratio * pair_reference:
-            row["reasons"].append(f"its best pair {node_figure[node]:.4g} GB/s is {row['pair_ratio']} of the "
-                                  f"cluster's {pair_reference:.4g} GB/s (slow under {ratio})")
-        if row["reasons"]:
-            hard = (own is not None and own["status"] == "broken") or \
-                (per_node[node] and len(broken) * 2 > len(per_node[node]))
-            row["status"] = "broken" if hard else "slow"
+            confirmed = [pair for pair in broken if len(pair["samples"]) >= required]
+            row["verdicts"].append("broken" if confirmed else "suspect")
+            row["reasons"].append(f"{len(broken)} of its {len(per_node[node])} pair tests broke"
+                                  + (f" ({'-'.join(confirmed[0]['pair'])} in all {len(confirmed[0]['samples'])} samples)"
+                                     if confirmed else "; measured again before any verdict"))
+            if not confirmed:
+                remeasure_pairs.append(broken[0]["pair"])
+        elif figure is not None and pair_reference and figure < ratio * pair_reference:
+            verdict, tail = _confirm(best["measured"], settings, "slow", ratio * pair_reference)
+            row["verdicts"].append(verdict)
+            row["reasons"].append(f"its best pair {figure:.4g} GB/s is {row['pair_ratio']} of the "
+                                  f"cluster's {pair_reference:.4g} GB/s (slow under {ratio}); {tail}")
+            if verdict == "suspect":
+                remeasure_pairs.append(best["pair"])
+        for verdict in ("broken", "slow", "suspect", "inconclusive"):
+            if verdict in row["verdicts"]:
+                row["status"] = verdict
+                break
         node_rows.append(row)
     status_of = {row["node"]: row["status"] for row in node_rows}
+    rows_of = {row["node"]: row for row in node_rows}
 
     for pair in pairs:
+        measured = pair.pop("measured")
         pair["ratio"] = _ratio(pair["busbw"], pair_reference)
-        if pair["status"] == "broken":
+        if pair["status"] == "inconclusive":
             continue
         floor = _floor(pair["pair"], settings, pair["size"])
-        bad_nodes = [node for node in pair["pair"] if status_of[node] != "ok"]
-        if pair_reference and pair["busbw"] < ratio * pair_reference:
-            pair["status"] = "slow"
-            pair["reason"] = (f"{pair['busbw']:.4g} GB/s is {pair['ratio']} of the cluster's {pair_reference:.4g} GB/s; "
-                              + (f"explained by {' and '.join(bad_nodes)} ({status_of[bad_nodes[0]]})"
-                                 if bad_nodes else "slow link: both nodes are fine elsewhere"))
+        bad_nodes = [node for node in pair["pair"] if status_of[node] in ("slow", "broken")]
+        suspects = [node for node in pair["pair"] if status_of[node] == "suspect"]
+        line = None
+        if pair["status"] == "broken":
+            what, why = "broken", pair["reason"]
+        elif pair_reference and pair["busbw"] < ratio * pair_reference:
+            what, why, line = "slow", f"{pair['busbw']:.4g} GB/s is {pair['ratio']} of the cluster's {pair_reference:.4g} GB/s", \
+                ratio * pair_reference
         elif floor is not None and pair["busbw"] < floor:
-            pair["status"] = "slow"
-            pair["reason"] = f"{pair['busbw']:.4g} GB/s is under the expected {floor:.4g} GB/s at {pair['size']} bytes"
+            what, why, line = "slow", f"{pair['busbw']:.4g} GB/s is under the expected {floor:.4g} GB/s at {pair['size']} bytes", \
+                floor
         else:
             pair["status"] = "ok"
+            continue
+        # A pair of a condemned node is explained by it; of a suspect node it waits for the
+        # node's verdict; of nodes fine elsewhere it is a link, measured again itself.
+        if bad_nodes:
+            pair["status"] = what
+            pair["reason"] = f"{why}; explained by {' and '.join(bad_nodes)} ({status_of[bad_nodes[0]]})"
+            continue
+        verdict, tail = _confirm(measured, settings, what, line)
+        # Measured again already: its node, not the pair, was the suspect and is not condemned.
+        waited = [node for node in pair["pair"] if len(rows_of[node]["pair_samples"]) > 1
+                  or len(rows_of[node]["intra_samples"]) > 1]
+        if verdict == "suspect" and suspects:
+            pair["status"], pair["reason"] = "suspect", f"{why}; waits for {' and '.join(suspects)}'s verdict"
+        elif verdict == "suspect" and waited:
+            pair["status"] = "inconclusive"
+            pair["reason"] = f"{why}; one sample, and {' and '.join(waited)} measured again was not condemned"
+        else:
+            pair["status"] = verdict
+            parts = [why, "slow link: both nodes are fine elsewhere" if what == "slow" else "", tail]
+            pair["reason"] = "; ".join(part for part in parts if part)
+            if verdict == "suspect":
+                remeasure_pairs.append(pair["pair"])
     for row in node_rows:
         row["reason"] = "; ".join(row.pop("reasons"))
+        row.pop("verdicts")
 
     healthy, excluded = healthy_nodes(nodes, node_rows, pairs)
+    first_pairs = [pair for pair in pairs if pair["round"] is not None]
     return {
         "size": next((pair["size"] for pair in pairs if pair["size"]), None)
         or next((result["size"] for result in intra.values() if result["size"]), None),
         "reference": {"intra_busbw": intra_reference, "pair_busbw": pair_reference},
         "settings": {"slow_ratio": ratio, "intra_slow_ratio": intra_ratio, "cluster_slow_ratio": float(settings["cluster_slow_ratio"]),
-                     "timeout": settings["timeout"]},
+                     "timeout": settings["timeout"], "samples": int(settings["samples"]),
+                     "spread_limit": float(settings["spread_limit"])},
         "nodes": node_rows,
         "pairs": pairs,
-        "rounds": len({pair["round"] for pair in pairs}),
+        "rounds": len({pair["round"] for pair in first_pairs}),
         "healthy": healthy,
         "excluded": excluded,
+        "remeasure": {"intra": remeasure_intra, "rounds": disjoint_rounds(remeasure_pairs)},
     }
 
 
+def disjoint_rounds(pairs):
+    """The pairs (each once) in rounds in which no node takes part twice, first fit."""
+    rounds, seen = [], set()
+    for pair in pairs:
+        if tuple(pair) in seen:
+            continue
+        seen.add(tuple(pair))
+        for members in rounds:
+            if not any(node in member for member in members for node in pair):
+                members.append(list(pair))
+                break
+        else:
+            rounds.append([list(pair)])
+    return rounds
+
+
 def healthy_nodes(nodes, node_rows, pairs):
-    """Nodes judged ok, less one node of every slow or broken pair left among them (the one in
+    """Nodes not condemned (ok or inconclusive), less one node of every slow or broken pair left among them (the one in
     most such pairs, the later one on a tie): no two healthy nodes share a bad pair."""
     status = {row["node"]: row for row in node_rows}
     excluded = {node: f"{status[node]['status']}: {status[node]['reason']}"
-                for node in nodes if status[node]["status"] != "ok"}
+                for node in nodes if status[node]["status"] in CONDEMNED}
     healthy = [node for node in nodes if node not in excluded]
     while True:
-        bad = [pair for pair in pairs if pair["status"] != "ok" and all(node in healthy for node in pair["pair"])]
+        bad = [pair for pair in pairs if pair["status"] in CONDEMNED and all(node in healthy for node in pair["pair"])]
         if not bad:
             return healthy, excluded
         counts = {node: sum(node in pair["pair"] for pair in bad) for node in healthy}
@@ -182,6 +326,8 @@ def finish_report(report, cluster_record=None, settings=None):
     """The full report: the stages' report plus the whole-cluster test over the healthy nodes."""
     settings = {**DEFAULTS, **(settings or {})}
     report = dict(report)
+    report.pop("remeasure", None)
+    report.setdefault("measured_again", {"intra": [], "rounds": []})
     # One node tested (a one-node batch of playbooks/upgrade.yml) has no pair and no whole cluster:
     # its own test decides.
     alone = len(report["nodes"]) == 1
@@ -204,14 +350,21 @@ def finish_report(report, cluster_record=None, settings=None):
             cluster["reason"] = (f"{result['busbw']:.4g} GB/s over {len(cluster['hosts'])} nodes is {cluster['ratio']} "
                                  f"of the pairs' {reference:.4g} GB/s (slow under {lax})")
         report["cluster"] = cluster
-    bad_nodes = [row["node"] for row in report["nodes"] if row["status"] != "ok"]
-    bad_pairs = [pair for pair in report["pairs"] if pair["status"] != "ok"]
+    # A test still unconfirmed (the run measured nothing again) condemns nobody.
+    for item in report["nodes"] + report["pairs"]:
+        if item["status"] == "suspect":
+            item["status"] = "inconclusive"
+            item["reason"] = item["reason"].replace("measured again before any verdict", "not measured again")
+    bad_nodes = [row["node"] for row in report["nodes"] if row["status"] in CONDEMNED]
+    bad_pairs = [pair for pair in report["pairs"] if pair["status"] in CONDEMNED]
     report["summary"] = {
         "nodes": len(report["nodes"]),
         "slow_nodes": [row["node"] for row in report["nodes"] if row["status"] == "slow"],
         "broken_nodes": [row["node"] for row in report["nodes"] if row["status"] == "broken"],
         "slow_pairs": ["-".join(pair["pair"]) for pair in bad_pairs if pair["status"] == "slow"],
         "broken_pairs": ["-".join(pair["pair"]) for pair in bad_pairs if pair["status"] == "broken"],
+        "inconclusive_nodes": [row["node"] for row in report["nodes"] if row["status"] == "inconclusive"],
+        "inconclusive_pairs": ["-".join(pair["pair"]) for pair in report["pairs"] if pair["status"] == "inconclusive"],
         "healthy": len(report["healthy"]),
     }
     whole = report["cluster"]["status"] == "ok" or (alone and cluster_record is None)
@@ -228,9 +381,10 @@ def _seconds(delta):
         return None
 
 
-def record_from_result(result, stage, hosts, round_number, tool, ranks_per_node):
-    """A test record from Ansible's result of the command that ran the test."""
+def record_from_result(result, stage, hosts, round_number, tool, ranks_per_node, sample=1):
+    """A test record from Ansible's result of the command that ran the test (its `sample`-th)."""
     return {
+        "sample": int(sample),
         "stage": stage,
         "hosts": list(hosts),
         "round": round_number,

@@ -10,20 +10,50 @@ def _ratio(value):
     return "-" if value is None else f"{value:.2f}"
 
 
+def tool_warnings(notes):
+    """One warning per distinct note ({node: note, '' for none}), naming its nodes in order."""
+    grouped = {}
+    for node, note in notes.items():
+        if note:
+            grouped.setdefault(note, []).append(node)
+    return [f"{', '.join(nodes)}: {note}" for note, nodes in grouped.items()]
+
+
+def _samples(values, spread):
+    text = ", ".join("broke" if value is None else f"{value:.4g}" for value in values)
+    return f"[{text}] GB/s" + (f" (spread {spread}x)" if spread is not None else "")
+
+
 def format_table(report):
-    """Lines: verdict, nodes, pairs that are not ok (all pairs when few), the whole cluster."""
+    """Lines: verdict, nodes, every sample of the tests measured again, pairs that are not ok (all
+    pairs when few), the whole cluster, the inconclusive verdicts."""
     reference = report["reference"]
     lines = [
-        f"acceptance: {'PASSED' if report['passed'] else 'FAILED'} - {report['summary']['nodes']} nodes, "
+        f"acceptance: {'PASSED' if report['passed'] else 'FAILED'} - {report['summary']['nodes']} nodes"
+        + (f", tool {report['tool']}" if report.get("tool") else "") + ", "
         f"{len(report['pairs'])} pairs in {report['rounds']} round(s), judged at {report['size']} bytes; "
         f"reference: pairs {_gbps(reference['pair_busbw'])} GB/s, own tests {_gbps(reference['intra_busbw'])} GB/s "
         f"(busbw)",
+        *[f"warning: {warning}" for warning in report.get("warnings") or []],
         "",
         f"{'node':<16} {'status':<7} {'own GB/s':>10} {'ratio':>6} {'best pair':>11} {'ratio':>6}  reason",
     ]
     for row in report["nodes"]:
         lines.append(f"{row['node']:<16} {row['status']:<7} {_gbps(row['intra_busbw']):>10} {_ratio(row['intra_ratio']):>6} "
                      f"{_gbps(row['pair_busbw']):>11} {_ratio(row['pair_ratio']):>6}  {row['reason']}")
+    again = report.get("measured_again") or {}
+    if again.get("intra") or again.get("rounds"):
+        pairs_again = ["-".join(pair) for members in again.get("rounds", []) for pair in members]
+        lines += ["", f"measured again (suspects only): own tests of {', '.join(again.get('intra', [])) or 'none'}; "
+                      f"pairs {', '.join(pairs_again) or 'none'}"]
+        for row in report["nodes"]:
+            if len(row.get("intra_samples") or []) > 1:
+                lines.append(f"  {row['node']} own test: {_samples(row['intra_samples'], row.get('intra_spread'))} "
+                             f"-> {row['status']}")
+        for pair in report["pairs"]:
+            if len(pair.get("samples") or []) > 1:
+                lines.append(f"  pair {'-'.join(pair['pair'])}: {_samples(pair['samples'], pair.get('spread'))} "
+                             f"-> {pair['status']}")
     lines += ["", f"{'pair':<33} {'round':>5} {'status':<7} {'GB/s':>10} {'ratio':>6} {'s':>6}  reason"]
     shown = report["pairs"] if len(report["pairs"]) <= 28 else [p for p in report["pairs"] if p["status"] != "ok"]
     for pair in shown:
@@ -39,4 +69,7 @@ def format_table(report):
               f"healthy: {', '.join(report['healthy']) or 'none'}"]
     for node, reason in report["excluded"].items():
         lines.append(f"excluded {node}: {reason}")
+    for row in report["nodes"]:
+        if row["status"] == "inconclusive":
+            lines.append(f"warning: {row['node']} inconclusive (not left out, not quarantined): {row['reason']}")
     return [line.rstrip() for line in lines]

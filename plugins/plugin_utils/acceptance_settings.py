@@ -46,7 +46,8 @@ def settings_errors(settings, host="controller"):
     limits = {"acceptance_ranks_per_node": (1, 1024), "acceptance_intra_ranks": (1, 1024),
               "acceptance_min_bytes": (4, 1 << 40), "acceptance_max_bytes": (4, 1 << 40),
               "acceptance_judge_bytes": (0, 1 << 40), "acceptance_iters": (1, 100000),
-              "acceptance_warmup_iters": (0, 100000), "acceptance_timeout": (1, 86400)}
+              "acceptance_warmup_iters": (0, 100000), "acceptance_timeout": (1, 86400),
+              "acceptance_samples": (3, 9)}
     numbers = {}
     for name, (low, high) in limits.items():
         number = _int(settings.get(name))
@@ -67,6 +68,9 @@ def settings_errors(settings, host="controller"):
     for name in ("acceptance_slow_ratio", "acceptance_intra_slow_ratio", "acceptance_cluster_slow_ratio"):
         if _ratio(settings.get(name)) is None:
             bad(name, "must be a number above 0 and at most 1")
+    spread = settings.get("acceptance_spread_limit")
+    if isinstance(spread, bool) or not _number(spread) or float(spread) < 1:
+        bad("acceptance_spread_limit", "must be a number of at least 1 (the largest sample over the smallest)")
     stages = settings.get("acceptance_stages")
     if not isinstance(stages, list) or not stages or any(stage not in STAGES for stage in stages) \
             or len(set(stages)) != len(stages):

@@ -52,12 +52,16 @@ def doctor_findings(report, states, evidence):
 def acceptance_findings(report, evidence):
     """Findings of acceptance's report (plugins/plugin_utils/acceptance_judge.py): the nodes it left
     out of the healthy ones (slow, broken, or the worse node of a bad pair) fail with the verdict as
-    the reason, the healthy ones pass. Nodes the run did not test get no finding."""
+    the reason, the healthy ones pass. Nodes the run did not test get no finding, nor do the ones
+    whose verdict is inconclusive (their samples too noisy to tell): neither quarantined nor passed."""
     healthy = list(report.get("healthy") or [])
     excluded = dict(report.get("excluded") or {})
     tested = [item.get("node") if isinstance(item, dict) else item for item in report.get("nodes") or []]
+    undecided = set((report.get("summary") or {}).get("inconclusive_nodes") or [])
     findings = {}
     for node in [node for node in tested if node] or healthy + sorted(excluded):
+        if node in undecided and node not in excluded:
+            continue
         if node in excluded:
             findings[node] = {"source": "acceptance", "result": "fail", "evidence": evidence,
                               "reason": shorten("acceptance: %s" % excluded[node])}

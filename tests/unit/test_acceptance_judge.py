@@ -8,6 +8,7 @@ import acceptance_judge as judge
 import acceptance_report as report_text
 import peer_sample
 import acceptance_settings
+import ledger_findings
 from test_acceptance_heat_map import Image, cell_centre
 
 NODES = ["node1", "node2", "node3", "node4"]
@@ -20,25 +21,43 @@ def probe_output(busbw, sizes=(1048576, 4194304), check="ok"):
     return "\n".join(lines) + "\n"
 
 
-def run(nodes=NODES, speed=None, broken=(), link=None, intra=None, timeout=30, settings=None):
-    """Records as role acceptance makes them, for node speeds, broken pairs and one slow link."""
-    speed = speed or {}
-    intra = intra or {}
-    intra_records = [{"stage": "intra", "hosts": [n], "rc": 0, "ranks": 2, "tool": "probe",
-                      "stdout": probe_output(intra.get(n, 1.0)), "seconds": 1.0} for n in nodes]
-    pairs = []
-    for number, members in enumerate(peer_sample.exhaustive_rounds(nodes), start=1):
-        for a, b in members:
-            record = {"stage": "pair", "hosts": [a, b], "round": number, "ranks": 2, "tool": "probe", "seconds": 2.0}
-            if {a, b} in [set(pair) for pair in broken]:
-                record.update(rc=124, stdout="", stderr="", seconds=float(timeout))
-            else:
-                value = min(speed.get(a, 1.0), speed.get(b, 1.0)) * FAST
-                if link and {a, b} == set(link):
-                    value *= 0.3
-                record.update(rc=0, stdout=probe_output(value))
-            pairs.append(record)
-    return judge.judge_nodes(nodes, intra_records, pairs, {"timeout": timeout, **(settings or {})})
+def run(nodes=NODES, speed=None, broken=(), link=None, intra=None, timeout=30, settings=None, noise=None):
+    """Records as role acceptance makes them, for node speeds, broken pairs and one slow link, judged
+    as the role does: the first samples of every test, then the suspects' tests measured again
+    (report["remeasure"]) up to the settings' samples, then judged again. ``noise`` maps a test
+    ((node,) or (a, b)) to a factor per sample, e.g. {("node2",): [0.2, 1.0, 0.9]}."""
+    speed, intra, noise = speed or {}, intra or {}, noise or {}
+    settings = {"timeout": timeout, **(settings or {})}
+
+    def intra_record(node, sample):
+        value = intra.get(node, 1.0) * noise.get((node,), [1.0] * 9)[sample - 1]
+        return {"stage": "intra", "hosts": [node], "rc": 0, "ranks": 2, "tool": "probe", "sample": sample,
+                "stdout": probe_output(value), "seconds": 1.0}
+
+    def pair_record(a, b, number, sample):
+        record = {"stage": "pair", "hosts": [a, b], "round": number, "ranks": 2, "tool": "probe", "seconds": 2.0,
+                  "sample": sample}
+        if {a, b} in [set(pair) for pair in broken]:
+            record.update(rc=124, stdout="", stderr="", seconds=float(timeout))
+        else:
+            value = min(speed.get(a, 1.0), speed.get(b, 1.0)) * FAST * noise.get((a, b), [1.0] * 9)[sample - 1]
+            if link and {a, b} == set(link):
+                value *= 0.3
+            record.update(rc=0, stdout=probe_output(value))
+        return record
+
+    intra_records = [intra_record(n, 1) for n in nodes]
+    pairs = [pair_record(a, b, number, 1)
+             for number, members in enumerate(peer_sample.exhaustive_rounds(nodes), start=1) for a, b in members]
+    report = judge.judge_nodes(nodes, intra_records, pairs, settings)
+    again = report["remeasure"]
+    for sample in range(2, int(settings.get("samples", 3)) + 1):
+        intra_records += [intra_record(n, sample) for n in again["intra"]]
+        pairs += [pair_record(a, b, None, sample) for members in again["rounds"] for a, b in members]
+    if again["intra"] or again["rounds"]:
+        report = judge.judge_nodes(nodes, intra_records, pairs, settings)
+        report["measured_again"] = again
+    return report
 
 
 def finish(report, busbw=FAST, rc=0):
@@ -76,7 +95,8 @@ def test_slow_node_and_broken_pair_together():
     assert report["summary"]["broken_pairs"] == ["node2-node3"]
     assert report["summary"]["broken_nodes"] == []
     pair = next(p for p in report["pairs"] if p["status"] == "broken")
-    assert pair["reason"] == "no result within 30 s (killed) on node2,node3"
+    assert pair["reason"] == "no result within 30 s (killed) on node2,node3 (all 3 samples)"
+    assert pair["samples"] == [None, None, None]
     # node1 is slow; of node2 and node3 (one broken pair each) the later one is left out
     assert report["healthy"] == ["node2", "node4"]
     assert report["excluded"]["node3"].startswith("pair node3-node2 broken")
@@ -98,6 +118,97 @@ def test_a_node_whose_pairs_all_break_is_broken():
     assert report["summary"]["broken_nodes"] == ["node4"]
     assert "3 of its 3 pair tests broke" in next(r for r in report["nodes"] if r["node"] == "node4")["reason"]
     assert report["healthy"] == ["node1", "node2", "node3"]
+
+
+def test_one_noisy_own_test_is_measured_again_and_clears_the_node():
+    report = finish(run(noise={("node2",): [0.2, 1.0, 0.9]}))
+    assert report["measured_again"] == {"intra": ["node2"], "rounds": []}
+    node2 = report["nodes"][1]
+    assert node2["status"] == "ok" and node2["intra_samples"] == pytest.approx([0.2, 1.0, 0.9])
+    assert node2["intra_busbw"] == pytest.approx(0.9)
+    assert report["passed"] and report["healthy"] == NODES
+
+
+def test_a_node_slow_in_one_pair_round_is_measured_again_on_its_best_pair_only():
+    # node2's first pair samples all came in slow (the machine was busy); again they are fast.
+    noise = {pair: [0.3, 1.0, 0.95] for pair in [("node1", "node2"), ("node2", "node3"), ("node2", "node4"),
+                                                 ("node4", "node2"), ("node3", "node2"), ("node2", "node1")]}
+    report = finish(run(noise=noise))
+    again = report["measured_again"]
+    assert again["intra"] == [] and len(again["rounds"]) == 1 and len(again["rounds"][0]) == 1
+    assert "node2" in again["rounds"][0][0]
+    node2 = report["nodes"][1]
+    assert node2["status"] == "ok" and node2["pair_samples"] == pytest.approx([FAST * 0.3, FAST, FAST * 0.95])
+    # its other pairs have one slow sample each, and node2 was cleared: inconclusive, nobody left out
+    assert len(report["summary"]["inconclusive_pairs"]) == 2
+    assert report["excluded"] == {} and report["healthy"] == NODES and report["passed"]
+
+
+def test_a_slow_node_stays_slow_when_measured_again_with_real_noise():
+    noise = {pair: [1.0, 0.9, 1.1] for pair in [("node1", "node3"), ("node3", "node1"), ("node2", "node3"),
+                                                ("node3", "node2"), ("node3", "node4"), ("node4", "node3")]}
+    report = finish(run(speed={"node3": 0.25}, noise=noise))
+    assert report["summary"]["slow_nodes"] == ["node3"] and report["summary"]["inconclusive_nodes"] == []
+    assert report["measured_again"]["intra"] == [] and len(report["measured_again"]["rounds"]) == 1
+    node3 = report["nodes"][2]
+    assert len(node3["pair_samples"]) == 3 and node3["pair_spread"] <= 2.0
+    assert "samples [" in node3["reason"]
+    assert report["healthy"] == ["node1", "node2", "node4"]
+
+
+def test_samples_spread_too_widely_are_inconclusive_never_slow():
+    report = finish(run(noise={("node3",): [0.2, 0.3, 0.9]}))
+    node3 = report["nodes"][2]
+    assert node3["status"] == "inconclusive" and node3["intra_spread"] == 4.5
+    assert "spread 4.5x, wider than 2.0x: too noisy to tell" in node3["reason"]
+    assert report["summary"]["inconclusive_nodes"] == ["node3"] and report["summary"]["slow_nodes"] == []
+    assert report["healthy"] == NODES and report["excluded"] == {} and report["passed"]
+    text = "\n".join(report_text.format_table(report))
+    assert "measured again (suspects only): own tests of node3; pairs none" in text
+    assert "  node3 own test: [0.2, 0.3, 0.9] GB/s (spread 4.5x) -> inconclusive" in text
+    assert "warning: node3 inconclusive (not left out, not quarantined): own test 0.3 GB/s" in text
+    findings = ledger_findings.acceptance_findings(report, "r")
+    assert "node3" not in findings and {f["result"] for f in findings.values()} == {"pass"}
+    # the same samples under a wider limit: the median condemns it
+    lax = finish(run(noise={("node3",): [0.2, 0.3, 0.9]}, settings={"spread_limit": 5.0}))
+    assert lax["summary"]["slow_nodes"] == ["node3"]
+    assert ledger_findings.acceptance_findings(lax, "r")["node3"]["result"] == "fail"
+
+
+def test_samples_all_under_the_slow_line_agree_however_far_apart():
+    # node3's egress at a quarter; one of its samples dipped further still (a busy machine)
+    noise = {pair: [1.0, 0.3, 1.1] for pair in [("node1", "node3"), ("node3", "node1"), ("node2", "node3"),
+                                                ("node3", "node2"), ("node3", "node4"), ("node4", "node3")]}
+    report = finish(run(speed={"node3": 0.25}, noise=noise))
+    node3 = report["nodes"][2]
+    assert node3["status"] == "slow" and node3["pair_spread"] > 2.0
+    assert report["summary"]["slow_nodes"] == ["node3"] and report["summary"]["inconclusive_nodes"] == []
+
+
+def test_a_pair_that_broke_once_and_ran_twice_is_inconclusive():
+    flaky = judge.judge_nodes(["node1", "node2"], [], [
+        {"stage": "pair", "hosts": ["node1", "node2"], "round": 1, "ranks": 2, "tool": "probe", "sample": 1,
+         "rc": 124, "stdout": "", "seconds": 30.0},
+        {"stage": "pair", "hosts": ["node1", "node2"], "round": None, "ranks": 2, "tool": "probe", "sample": 2,
+         "rc": 0, "stdout": probe_output(FAST), "seconds": 2.0},
+        {"stage": "pair", "hosts": ["node1", "node2"], "round": None, "ranks": 2, "tool": "probe", "sample": 3,
+         "rc": 0, "stdout": probe_output(FAST), "seconds": 2.0}], {"timeout": 30})
+    assert flaky["pairs"][0]["status"] == "inconclusive"
+    assert flaky["pairs"][0]["reason"].startswith("1 of 3 samples broke: no result within 30 s")
+    assert flaky["healthy"] == ["node1", "node2"] and flaky["excluded"] == {}
+
+
+def test_suspects_are_measured_again_in_rounds_of_disjoint_pairs():
+    assert judge.disjoint_rounds([["a", "b"], ["c", "d"], ["a", "c"], ["a", "b"], ["b", "d"]]) == \
+        [[["a", "b"], ["c", "d"]], [["a", "c"], ["b", "d"]]]
+    report = run(nodes=NODES, link=("node2", "node4"), broken=[("node1", "node3")])
+    again = report["measured_again"]
+    assert sorted(sorted(pair) for members in again["rounds"] for pair in members) == \
+        [["node1", "node3"], ["node2", "node4"]]
+    assert len(again["rounds"]) == 1
+    final = finish(report)
+    assert final["summary"]["broken_pairs"] == ["node1-node3"] and final["summary"]["slow_pairs"] == ["node2-node4"]
+    assert final["summary"]["slow_nodes"] == final["summary"]["broken_nodes"] == []
 
 
 def test_own_test_slow_and_failed():
@@ -139,16 +250,23 @@ def test_a_single_node_is_judged_by_its_own_test():
     report = finish(run(nodes=["node1"]))
     assert report["cluster"]["status"] == "skipped" and report["cluster"]["reason"] == "a single node tested"
     assert report["healthy"] == ["node1"] and report["passed"]
-    failed = {"stage": "intra", "hosts": ["node1"], "rc": 124, "ranks": 2, "tool": "probe", "stdout": "",
-              "seconds": 30.0}
-    broken = finish(judge.judge_nodes(["node1"], [failed], [], {"timeout": 30}))
+    failed = [{"stage": "intra", "hosts": ["node1"], "rc": 124, "ranks": 2, "tool": "probe", "stdout": "",
+               "seconds": 30.0, "sample": sample} for sample in (1, 2, 3)]
+    first = judge.judge_nodes(["node1"], failed[:1], [], {"timeout": 30})
+    assert first["nodes"][0]["status"] == "suspect" and first["remeasure"] == {"intra": ["node1"], "rounds": []}
+    # Not measured again (a run that stopped short): nobody is condemned on one sample.
+    unconfirmed = finish(first)
+    assert unconfirmed["summary"]["inconclusive_nodes"] == ["node1"] and unconfirmed["excluded"] == {}
+    assert "not measured again" in unconfirmed["nodes"][0]["reason"]
+    broken = finish(judge.judge_nodes(["node1"], failed, [], {"timeout": 30}))
     assert broken["summary"]["broken_nodes"] == ["node1"] and not broken["passed"]
+    assert broken["nodes"][0]["reason"] == "own test: no result within 30 s (killed) on node1 (all 3 samples)"
 
 
 def test_record_from_result():
     record = judge.record_from_result({"rc": 0, "stdout": "x", "stderr": "a\nb", "delta": "0:01:02.500000"},
                                       "pair", ["a", "b"], 2, "hccl_test", 8)
-    assert record == {"stage": "pair", "hosts": ["a", "b"], "round": 2, "tool": "hccl_test", "ranks": 16,
+    assert record == {"sample": 1, "stage": "pair", "hosts": ["a", "b"], "round": 2, "tool": "hccl_test", "ranks": 16,
                       "rc": 0, "stdout": "x", "stderr": "a\nb", "seconds": 62.5}
 
 
@@ -197,7 +315,7 @@ SETTINGS = {
     "acceptance_slow_ratio": 0.5,
     "acceptance_intra_slow_ratio": 0.5, "acceptance_cluster_slow_ratio": 0.25, "acceptance_expected_busbw": {},
     "acceptance_hardware_model": "", "acceptance_if_include": "10.0.0.0/24", "acceptance_report_dir": "logs/acceptance",
-    "acceptance_fail": True,
+    "acceptance_fail": True, "acceptance_samples": 3, "acceptance_spread_limit": 2.0,
 }
 
 
@@ -214,6 +332,9 @@ def test_settings_defaults_pass():
     ("acceptance_judge_bytes", 3000000, "node1: acceptance_judge_bytes: must be 0 (the largest) or a measured size "
                                         "(1048576, 2097152, 4194304)"),
     ("acceptance_slow_ratio", 1.5, "node1: acceptance_slow_ratio: must be a number above 0 and at most 1"),
+    ("acceptance_samples", 1, "node1: acceptance_samples: must be an integer from 3 to 9, got 1"),
+    ("acceptance_spread_limit", 0.5, "node1: acceptance_spread_limit: must be a number of at least 1"),
+    ("acceptance_spread_limit", "wide", "node1: acceptance_spread_limit: must be a number of at least 1"),
     ("acceptance_stages", ["pairs", "pairs"], "node1: acceptance_stages: must be a non-empty list"),
     ("acceptance_stages", [], "node1: acceptance_stages: must be a non-empty list"),
     ("acceptance_expected_busbw", {"atlas800": {"big": 1}}, "node1: acceptance_expected_busbw: must map"),
@@ -230,3 +351,15 @@ def test_settings_errors(name, value, message):
 def test_settings_typo():
     errors = acceptance_settings.settings_errors({**SETTINGS, "names": list(SETTINGS) + ["acceptance_timout"]}, "n1")
     assert len(errors) == 1 and errors[0].startswith("n1: acceptance_timout: not an acceptance setting")
+
+
+def test_npu_nodes_measured_with_the_probe_are_a_warning_in_the_report():
+    note = ("NPU node measured with the suite's TCP probe over the host network, not its NPU fabric (HCCL): "
+            "no executable /usr/local/Ascend/ascend-toolkit/latest/tools/hccl_test/bin/all_reduce_test")
+    warnings = report_text.tool_warnings({"node1": note, "node2": note, "node3": ""})
+    assert warnings == [f"node1, node2: {note}"]
+    report = {**finish(run()), "tool": "probe", "warnings": warnings}
+    lines = report_text.format_table(report)
+    assert lines[0].startswith("acceptance: PASSED - 4 nodes, tool probe, 6 pairs in 3 round(s)")
+    assert lines[1] == f"warning: node1, node2: {note}"
+    assert report_text.tool_warnings({"node1": "", "node2": ""}) == []
