@@ -211,6 +211,9 @@ def _ssh_trust(settings, host, groups=None):
         problems.append(f"{host}: ssh_trust_user: root is refused unless cluster_allow_root is true (MindSpore's "
                         f"mpirun and GPU guides recommend a non-root training user; mpirun would also need "
                         f"--allow-run-as-root)")
+    group = settings.get("ssh_trust_npu_group")
+    if group not in ("", None) and inventory_checks.user_name_problem(group, True) is not None:
+        problems.append(f"{host}: ssh_trust_npu_group: {group} is not a valid group name")
     name = settings.get("ssh_trust_cluster_name")
     if not isinstance(name, str) or not inventory_checks.CLUSTER_NAME.fullmatch(name):
         problems.append(f"{host}: ssh_trust_cluster_name: {name} may only hold letters, digits, '.', '_' and '-' "
