@@ -140,25 +140,30 @@ def check_ecc(host, state, devices, results):
 
 
 def _majority(values):
-    """The most common value; a tie goes to the one seen first."""
-    counts = Counter(values)
-    best = max(counts.values())
-    return next(value for value in values if counts[value] == best)
+    """The one most common value, or None when none is (no value, or a tie: then nobody can say which
+    side is odd, and every side is named)."""
+    ranked = Counter(values).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
 
 
 def check_tls(read, results):
     """The TLS switch the same on every device of the cluster (devices of differing TLS cannot link)."""
     known = [(state.get(device) or {}).get("tls") for _, devices, state in read for device in devices]
     known = [value for value in known if value is not None]
-    common = _majority(known) if known else None
+    common = _majority(known)
+    others = "%s on the cluster's other devices" % common if common is not None else \
+        "the cluster's devices are split evenly (%s)" % "/".join(str(v) for v in sorted(set(known)))
     for host, devices, state in read:
         unread = [device for device in devices if (state.get(device) or {}).get("tls") is None]
         odd = [device for device in devices if (state.get(device) or {}).get("tls") not in (None, common)]
         if odd:
-            results.set("npu_tls", host, "fail", "TLS switch %s on device(s) %s but %s on the cluster's other devices "
+            results.set("npu_tls", host, "fail", "TLS switch %s on device(s) %s but %s "
                         "(hccn_tool -i N -tls -g): devices of differing TLS cannot link; set one value everywhere "
                         "(hccn_tool -i N -tls -s enable 0|1)" % (
-                            "/".join(str((state.get(d) or {}).get("tls")) for d in odd), ", ".join(odd), common))
+                            "/".join(sorted({str((state.get(d) or {}).get("tls")) for d in odd})), ", ".join(odd),
+                            others))
         elif unread:
             results.set("npu_tls", host, "fail", "cannot read the TLS switch of device(s) %s: %s" % (
                 ", ".join(unread), _errors(state, unread, "-tls")))
@@ -173,21 +178,25 @@ def check_versions(read, results):
         """The value of most nodes (each node counted once per value it has)."""
         values = [value for _, devices, state in read
                   for value in dict.fromkeys((state.get(d) or {}).get(field) for d in devices) if value]
-        return _majority(values) if values else None
+        return _majority(values), sorted(set(values))
 
-    driver, firmware = common("software_version"), common("firmware_version")
+    (driver, drivers), (firmware, firmwares) = common("software_version"), common("firmware_version")
     for host, devices, state in read:
         problems = []
-        for name, field, common in (("driver", "software_version", driver), ("firmware", "firmware_version", firmware)):
+        for name, field, common_value, seen in (("driver", "software_version", driver, drivers),
+                                                ("firmware", "firmware_version", firmware, firmwares)):
             values = {}
             for device in devices:
                 values.setdefault((state.get(device) or {}).get(field), []).append(device)
             for value, where in values.items():
                 if value is None:
                     problems.append("cannot read the %s version of device(s) %s" % (name, ", ".join(where)))
-                elif value != common:
-                    problems.append("%s %s on device(s) %s, %s on the other nodes" % (name, value, ", ".join(where),
-                                                                                      common))
+                elif common_value is None and len(seen) > 1:
+                    problems.append("%s %s on device(s) %s; the nodes are split evenly (%s)" % (
+                        name, value, ", ".join(where), ", ".join(seen)))
+                elif common_value is not None and value != common_value:
+                    problems.append("%s %s on device(s) %s, %s on the other nodes" % (
+                        name, value, ", ".join(where), common_value))
         if problems:
             results.set("npu_versions", host, "fail", "%s (npu-smi info -t board -i N): install the same NPU driver "
                         "and firmware on every node" % "; ".join(problems))

@@ -230,3 +230,19 @@ def test_parsers_reject_what_is_not_the_tools_output():
     with pytest.raises(ValueError):
         parse_npu_fields("")
     assert copy.deepcopy(parse_tls("dev_id:3, tls switch[1](0:disable, 1:enable), tls alarm time threshold[60]days")) == 1
+
+
+def test_two_nodes_split_evenly_both_fail_naming_both_values():
+    """With two nodes nobody can tell which firmware is the odd one: both are named."""
+    def split(nodes):
+        del nodes["node3"]
+        for state in nodes["node2"]["system"]["npu"]["state"].values():
+            state["firmware_version"] = "7.1.0.5.242"
+
+    nodes = {host: healthy_node(host) for host in HOSTS}
+    split(nodes)
+    report = dr.build_report(nodes, dict(SETTINGS, hosts=["node1", "node2"]))
+    found = verdicts(report)
+    assert sorted(check for check in found if check[0] == "npu_versions") == [("npu_versions", "node1"),
+                                                                               ("npu_versions", "node2")]
+    assert "the nodes are split evenly (7.1.0.3.220, 7.1.0.5.242)" in found[("npu_versions", "node1")]
