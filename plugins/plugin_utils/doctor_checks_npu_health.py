@@ -82,32 +82,31 @@ def check_health(host, npu, devices, results):
             unread.append(device)
         elif any(health != "OK" for health in healths):
             bad.append("device %s is %s" % (device, "/".join(sorted({h for h in healths if h != "OK"}))))
-    if bad:
-        results.set("npu_health", host, "fail", "%s (npu-smi info -t health -i N): read the device's error codes "
-                    "(npu-smi info -t health -i N -c 0) and reset or replace it before any job" % "; ".join(bad))
+    _judge(results, "npu_health", host, state, unread, ("health", "health"), bad and (
+        "%s (npu-smi info -t health -i N): read the device's error codes (npu-smi info -t health -i N -c 0) and "
+        "reset or replace it before any job" % "; ".join(bad)), "all %d devices OK" % len(devices))
+
+
+def _judge(results, check, host, state, unread, read_what, failure, ok_text):
+    """One per-device check's verdict: the failure when there is one, else the devices it could not
+    read (``read_what``: what, and the word of the query in the probe's errors), else ok."""
+    if failure:
+        results.set(check, host, "fail", failure)
     elif unread:
-        results.set("npu_health", host, "fail", "cannot read the health of device(s) %s: %s" % (
-            ", ".join(unread), _errors(state, unread, "health")))
+        errors = [error for device in unread for error in (state.get(device) or {}).get("errors") or []
+                  if read_what[1] in error]
+        results.set(check, host, "fail", "cannot read the %s of device(s) %s: %s" % (
+            read_what[0], ", ".join(unread), shorten("; ".join(errors) or "no answer", 200)))
     else:
-        results.set("npu_health", host, "ok", "all %d devices OK" % len(devices))
-
-
-def _errors(state, devices, word):
-    found = [error for device in devices for error in (state.get(device) or {}).get("errors") or [] if word in error]
-    return shorten("; ".join(found) or "no answer", 200)
+        results.set(check, host, "ok", ok_text)
 
 
 def check_link(host, state, devices, results):
     down = [device for device in devices if (state.get(device) or {}).get("link") == "DOWN"]
     unread = [device for device in devices if (state.get(device) or {}).get("link") is None]
-    if down:
-        results.set("npu_link", host, "fail", "link DOWN on device(s) %s (hccn_tool -i N -link -g): check the "
-                    "optical module and cable of each, and the switch port" % ", ".join(down))
-    elif unread:
-        results.set("npu_link", host, "fail", "cannot read the link of device(s) %s: %s" % (
-            ", ".join(unread), _errors(state, unread, "-link")))
-    else:
-        results.set("npu_link", host, "ok", "link UP on all %d devices" % len(devices))
+    _judge(results, "npu_link", host, state, unread, ("link", "-link"), down and (
+        "link DOWN on device(s) %s (hccn_tool -i N -link -g): check the optical module and cable of each, and the "
+        "switch port" % ", ".join(down)), "link UP on all %d devices" % len(devices))
 
 
 def check_processes(host, npu, results):
@@ -129,14 +128,9 @@ def check_ecc(host, state, devices, results):
     bad = ["device %s has %s" % (device, (state.get(device) or {}).get("ecc_double")) for device in devices
            if ((state.get(device) or {}).get("ecc_double") or 0) > 0]
     unread = [device for device in devices if (state.get(device) or {}).get("ecc_double") is None]
-    if bad:
-        results.set("npu_ecc", host, "fail", "uncorrected (double-bit) ECC errors: %s (npu-smi info -t ecc -i N -c 0): "
-                    "the device's memory is failing; have it checked before any job" % "; ".join(bad))
-    elif unread:
-        results.set("npu_ecc", host, "fail", "cannot read the ECC counts of device(s) %s: %s" % (
-            ", ".join(unread), _errors(state, unread, "ecc")))
-    else:
-        results.set("npu_ecc", host, "ok", "no uncorrected ECC error on %d devices" % len(devices))
+    _judge(results, "npu_ecc", host, state, unread, ("ECC counts", "ecc"), bad and (
+        "uncorrected (double-bit) ECC errors: %s (npu-smi info -t ecc -i N -c 0): the device's memory is failing; "
+        "have it checked before any job" % "; ".join(bad)), "no uncorrected ECC error on %d devices" % len(devices))
 
 
 def _majority(values):
@@ -164,12 +158,9 @@ def check_tls(read, results):
                         "(hccn_tool -i N -tls -s enable 0|1)" % (
                             "/".join(sorted({str((state.get(d) or {}).get("tls")) for d in odd})), ", ".join(odd),
                             others))
-        elif unread:
-            results.set("npu_tls", host, "fail", "cannot read the TLS switch of device(s) %s: %s" % (
-                ", ".join(unread), _errors(state, unread, "-tls")))
         else:
-            results.set("npu_tls", host, "ok", "TLS switch %s on all %d devices, as on the whole cluster" % (
-                common, len(devices)))
+            _judge(results, "npu_tls", host, state, unread, ("TLS switch", "-tls"), None,
+                   "TLS switch %s on all %d devices, as on the whole cluster" % (common, len(devices)))
 
 
 def check_versions(read, results):

@@ -1,10 +1,8 @@
 """The doctor's NPU health gates (plugins/plugin_utils/doctor_checks_npu_health.py) over what module
 doctor_probe reads from the sandbox's stand-ins (sandbox/stand-ins: npu-smi and hccn_tool in the
 formats of Ascend's references), with faults switched on per device as a Molecule case does."""
-import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,55 +15,29 @@ from doctor_checks_npu_health import chip_family
 from hccn_output import parse_npu_fields, parse_npu_table, parse_tls
 from module_runner import run_module
 from test_doctor_report import HOSTS, SETTINGS, healthy_node
-
-STAND_INS = Path(__file__).resolve().parents[2] / "sandbox" / "stand-ins"
-HCCN_TOOL = STAND_INS / "Ascend" / "driver" / "tools" / "hccn_tool"
-NPU_SMI = STAND_INS / "npu-smi"
+from test_stand_ins import HCCN_TOOL, NPU_SMI, eight_device_node
 
 
-class StandInNode:
-    """A fake node root for the stand-ins, its settings and per-device faults."""
-
-    def __init__(self, root):
-        self.root = root
-        self.env = dict(os.environ, SANDBOX_STANDIN_ROOT=str(root), SANDBOX_STANDIN_FAKE_IP="1")
-        self.setting("npu_count", 8)
-        self.setting("npu_iface", "eth1")
-        self.setting("npu_health_delay", 0)
-        version = root / "usr" / "local" / "Ascend" / "driver" / "version.info"
-        version.parent.mkdir(parents=True)
-        shutil.copy(STAND_INS / "Ascend" / "driver" / "version.info", version)
-
-    def setting(self, name, value):
-        path = self.root / "etc" / "sandbox" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"{value}\n")
-
-    def fault(self, device, name, value=""):
-        self.setting(f"npu_faults/{device}/{name}", value)
-
-    def hccn(self, *args):
-        subprocess.run([str(HCCN_TOOL), *args], env=self.env, check=True, capture_output=True, timeout=60)
-
-    def probe(self, tmp_path):
-        """doctor_probe's `npu` result, the module run as Ansible runs it, against the stand-ins."""
-        result = run_module("doctor_probe", {"what": "system", "npu_devices": 8, "hccn_tool": str(HCCN_TOOL),
-                                             "npu_smi": str(NPU_SMI)},
-                            tmp_path / f"args-{self.root.name}.json", env=self.env)
-        assert not result.get("failed"), result
-        return result["npu"]
+def probe(node, tmp_path):
+    """doctor_probe's `npu` result, the module run as Ansible runs it, against the stand-ins."""
+    result = run_module("doctor_probe", {"what": "system", "npu_devices": 8, "hccn_tool": str(HCCN_TOOL),
+                                         "npu_smi": str(NPU_SMI)},
+                        tmp_path / f"args-{node.root.name}.json", env=node.env)
+    assert not result.get("failed"), result
+    return result["npu"]
 
 
 def read_cluster(tmp_path, faults, hosts=HOSTS):
     """Each node's `npu` as the module reads it from stand-ins with ``faults(host, node)`` applied."""
     found = {}
     for host in hosts:
-        node = StandInNode(tmp_path / host)
+        (tmp_path / host).mkdir()
+        node = eight_device_node(tmp_path / host)
         for device in range(8):
-            node.hccn("-i", str(device), "-ip", "-s", "address", f"192.168.10{device % 4}.{100 + device}",
-                      "netmask", "255.255.255.0")
+            node.ok("-i", str(device), "-ip", "-s", "address", f"192.168.10{device % 4}.{100 + device}",
+                    "netmask", "255.255.255.0")
         faults(host, node)
-        found[host] = node.probe(tmp_path)
+        found[host] = probe(node, tmp_path)
     return found
 
 
@@ -101,7 +73,7 @@ def faults(host, node):
         if host == "node2":
             node.fault(1, "process", "4242 python3 3072")
             node.fault(6, "ecc_double", 2)
-            node.hccn("-i", "3", "-tls", "-s", "enable", "1")
+            node.ok("-i", "3", "-tls", "-s", "enable", "1")
         if host == "node3":
             node.setting("npu_firmware", "7.1.0.5.242")
             node.setting("npu_chip", "910B3")
@@ -229,7 +201,7 @@ def test_parsers_reject_what_is_not_the_tools_output():
         parse_npu_table("dcmi module initialize failed")
     with pytest.raises(ValueError):
         parse_npu_fields("")
-    assert copy.deepcopy(parse_tls("dev_id:3, tls switch[1](0:disable, 1:enable), tls alarm time threshold[60]days")) == 1
+    assert (parse_tls("dev_id:3, tls switch[1](0:disable, 1:enable), tls alarm time threshold[60]days")) == 1
 
 
 def test_two_nodes_split_evenly_both_fail_naming_both_values():

@@ -84,16 +84,21 @@ class Node:
         path.write_text(json.dumps(current))
 
 
-@pytest.fixture
-def node(tmp_path):
-    n = Node(tmp_path)
+def eight_device_node(root):
+    """A fake node with 8 devices on eth1, no health delay, and the driver's version.info."""
+    n = Node(root)
     n.setting("npu_count", 8)
     n.setting("npu_iface", "eth1")
     n.setting("npu_health_delay", 0)
-    version = tmp_path / "usr" / "local" / "Ascend" / "driver" / "version.info"
+    version = root / "usr" / "local" / "Ascend" / "driver" / "version.info"
     version.parent.mkdir(parents=True)
     shutil.copy(STAND_INS / "Ascend" / "driver" / "version.info", version)
     return n
+
+
+@pytest.fixture
+def node(tmp_path):
+    return eight_device_node(tmp_path)
 
 
 def set_ip(node, dev, address, netmask="255.255.255.0"):
