@@ -9,7 +9,12 @@ The formats are those of docs/reference facts ("hccn_tool"):
     hccn_tool -i 0 -gateway -g     default gateway:192.168.100.1, Iface:eth0
     hccn_tool -i 0 -ping -g ...    device 0 PING X / recv seq=0,time=0.114000ms /
                                    3 packets transmitted, 3 received, 0.00% packet loss
+    hccn_tool -i 0 -tls -g         dev_id:0, tls switch[0](0:disable, 1:enable), tls alarm ...
+                                   (CANN's HCCL troubleshooting guide)
     npu-smi info -l                Total Count : 8 / NPU ID : 0 ...
+    npu-smi info                   the summary table and its process table
+    npu-smi info -t board|health|ecc -i N [-c C]   `Key : value` lines
+                                   (Ascend's npu-smi command reference)
 
 Every parser raises ValueError quoting the offending text when it cannot find what it
 is looking for. Surrounding lines (banners, warnings) are ignored.
@@ -46,6 +51,12 @@ _GATEWAY = re.compile(r"^\s*default gateway\s*:\s*" + _IPV4 + r"\s*(?:,\s*Iface\
 _PING_HEADER = re.compile(r"^\s*device (\d+) PING (\S+)", re.M)
 _PING_REPLY = re.compile(r"^\s*recv seq=(\d+)\s*,\s*time=([\d.]+)\s*ms", re.M)
 _PING_SUMMARY = re.compile(r"^\s*(\d+) packets transmitted,\s*(\d+) received,\s*([\d.]+)% packet loss", re.M)
+_TLS_SWITCH = re.compile(r"^\s*dev_id\s*:\s*(\d+)\s*,\s*tls switch\s*\[(\d+)\]", re.M)
+_FIELD = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(.*?)\s*$")
+# A device row of npu-smi info's table: "| 0     910B3  | OK  | 93.4  ...": NPU id, name, health.
+_TABLE_DEVICE = re.compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*([A-Za-z]+)\s*\|")
+# A process row: "| 0       0   | 4242   | python3   | 3072   |": NPU, chip, pid, name, memory.
+_TABLE_PROCESS = re.compile(r"^\|\s*(\d+)\s+(\d+)\s*\|\s*(\d+)\s*\|\s*(.*?)\s*\|\s*(\S*)\s*\|$")
 _NPU_TOTAL = re.compile(r"^\s*Total Count\s*:\s*(\d+)\s*$", re.M)
 _NPU_ID = re.compile(r"^\s*NPU ID\s*:\s*(\d+)\s*$", re.M)
 _CONF_DEVICE_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*?)_(\d+)$")
@@ -144,6 +155,39 @@ def parse_npu_list(text):
         "total": int(total.group(1)),
         "npu_ids": [int(match.group(1)) for match in _NPU_ID.finditer(text)],
     }
+
+
+def parse_tls(text):
+    """``hccn_tool -tls -g`` -> the TLS switch, 0 (disabled) or 1 (enabled)."""
+    return int(_search(_TLS_SWITCH, "hccn_tool -tls -g", text).group(2))
+
+
+def parse_npu_fields(text, what="npu-smi info -t"):
+    """npu-smi's ``Key : value`` lines (-t board, health, ecc) -> [(key, value), ...] in order
+    (keys repeat per chip). Raises ValueError when there is none."""
+    fields = [match.groups() for match in map(_FIELD.match, (text or "").splitlines()) if match]
+    if not fields:
+        raise _unparseable(what, text)
+    return fields
+
+
+def parse_npu_table(text):
+    """``npu-smi info`` -> {"devices": {npu: {"name", "health"}}, "processes": [{"npu", "chip",
+    "pid", "name", "memory_mb"}]}. The device rows are the ones whose second column is a health
+    word; process rows have a numeric pid in their second column."""
+    devices, processes = {}, []
+    for line in (text or "").splitlines():
+        match = _TABLE_DEVICE.match(line)
+        if match and match.group(3) in ("OK", "Warning", "Alarm", "Critical", "UNKNOWN"):
+            devices[int(match.group(1))] = {"name": match.group(2), "health": match.group(3)}
+            continue
+        match = _TABLE_PROCESS.match(line)
+        if match:
+            processes.append({"npu": int(match.group(1)), "chip": int(match.group(2)), "pid": int(match.group(3)),
+                              "name": match.group(4), "memory_mb": match.group(5)})
+    if not devices:
+        raise _unparseable("npu-smi info", text)
+    return {"devices": devices, "processes": processes}
 
 
 # --- /etc/hccn.conf --------------------------------------------------------------------

@@ -15,12 +15,15 @@ description:
     (C(ip -j addr show)), C(/etc/hosts), the state of ufw and firewalld, NCCL's version (C(nccl.h)
     or the C(libnccl.so) the linker cache knows), and, when asked, the CANN version under
     O(cann_install_path), the NPU count (C(npu-smi info -l)), each device's address
-    (C(hccn_tool -i N -ip -g)) and whether O(bind_port) is free to bind (binding it and closing it
+    (C(hccn_tool -i N -ip -g)), what the NPU health gates need (C(npu-smi info) with its process
+    table; per device C(npu-smi info -t health), C(-t board) and C(-t ecc), C(hccn_tool -link -g)
+    and C(-tls -g)) and whether O(bind_port) is free to bind (binding it and closing it
     again at once, as M(tcp_port_check) does).
   - O(what=user) (run as the training user, as a launch would) reads C(ompi_info --version) on
     that user's PATH (and the openmpi role's marker file), and imports each of O(frameworks) with
     O(python), each in its own process and in parallel, after sourcing O(env_script) when it
-    exists. A framework that is not installed is reported as absent, not as an error.
+    exists. A framework that is not installed is reported as absent, not as an error. It opens each
+    of O(device_files) read/write and closes it again.
   - Nothing is changed, so it also runs in check mode and C(changed) is always false. What the node
     lacks is data in the result, never a failure; the module fails only on invalid options.
   - Logic in C(plugins/module_utils/doctor_probe.py); C(hccn_tool)/C(npu-smi) output is parsed by
@@ -78,6 +81,13 @@ options:
     description: O(what=user) only. The openmpi role's marker file, read as a second opinion.
     type: str
     default: ""
+  device_files:
+    description:
+      - O(what=user) only. Device files (the NPU driver's C(/dev/davinci*), C(davinci_manager),
+        C(devmm_svm), C(hisi_hdc)) to open read/write and close again, as a framework would.
+    type: list
+    elements: str
+    default: []
   timeout:
     description: Seconds each command (each import) may take.
     type: float
@@ -169,10 +179,16 @@ npu:
   description:
     - "O(what=system) with O(npu_devices). C(count) from C(npu-smi info -l) (null, with C(error), when
       that failed) and C(devices): per device index (a string) its C(address) and C(netmask), or
-      C(error)."
+      C(error); C(table) from C(npu-smi info) (each NPU's C(name) and C(health), and the
+      C(processes) holding NPUs) or C(table_error); C(state): per device index what the health
+      gates read (C(link), C(tls), C(health) per chip, C(software_version), C(firmware_version),
+      C(ecc_double): uncorrected ECC errors) and C(errors), the queries that failed."
   returned: when O(npu_devices) > 0
   type: dict
-  sample: {"count": 8, "error": null, "devices": {"0": {"address": "192.168.100.101", "netmask": "255.255.255.0"}}}
+  sample: {"count": 8, "error": null, "devices": {"0": {"address": "192.168.100.101", "netmask": "255.255.255.0"}},
+           "table": {"devices": {"0": {"name": "910B3", "health": "OK"}}, "processes": []}, "table_error": null,
+           "state": {"0": {"link": "UP", "tls": 0, "health": ["OK"], "software_version": "23.0.0",
+                           "firmware_version": "7.1.0.3.220", "ecc_double": 0, "errors": []}}}
 port_bind:
   description:
     - "O(what=system) with O(bind_port). The bind test's result, as M(tcp_port_check) returns it in
@@ -198,6 +214,13 @@ python:
   returned: when O(what=user)
   type: dict
   sample: {"path": "python3", "executable": "/usr/bin/python3", "version": "3.11.2"}
+device_files:
+  description:
+    - "O(what=user) with O(device_files). Per file: null when it opened, else C(error) (the
+      system's message) and C(group), the group that owns it."
+  returned: when O(device_files) is not empty
+  type: dict
+  sample: {"/dev/davinci0": null, "/dev/davinci_manager": {"error": "Permission denied", "group": "HwHiAiUser"}}
 frameworks:
   description:
     - "O(what=user). Per module of O(frameworks): C(version), C(absent) (not installed) or C(error)
@@ -207,14 +230,17 @@ frameworks:
   sample: {"mindspore": {"version": "2.7.1"}, "torch": {"version": "2.13.0+cpu"}, "torch_npu": {"absent": true}}
 """
 
+import grp
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cluster_suite.hpc.plugins.module_utils.doctor_probe import collect_openmpi, collect_python, collect_system
-from ansible_collections.cluster_suite.hpc.plugins.module_utils.hccn_output import parse_ip, parse_npu_list
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.hccn_output import (
+    parse_ip, parse_link, parse_npu_fields, parse_npu_list, parse_npu_table, parse_tls)
 from ansible_collections.cluster_suite.hpc.plugins.module_utils.tcp_probe import probe_bind
 
 
@@ -242,9 +268,43 @@ def read_text(path):
         return None
 
 
+def _device_state(run, index, hccn_tool, npu_smi):
+    """What the health gates read of one device: health, link, TLS switch, versions, ECC."""
+    state, errors = {}, []
+
+    def ask(argv, parse):
+        rc, out, err = run(argv)
+        try:
+            if rc != 0:
+                raise ValueError((err or out).strip()[:200] or "rc %s" % rc)
+            return parse(out)
+        except ValueError as exc:
+            errors.append("%s: %s" % (" ".join(argv[1:] if argv[0] == hccn_tool else argv), exc))
+            return None
+
+    device = str(index)
+    state["link"] = ask([hccn_tool, "-i", device, "-link", "-g"], parse_link)
+    state["tls"] = ask([hccn_tool, "-i", device, "-tls", "-g"], parse_tls)
+    health = ask([npu_smi, "info", "-t", "health", "-i", device], parse_npu_fields)
+    if health is not None:
+        state["health"] = [value for key, value in health if key == "Health"]
+    board = ask([npu_smi, "info", "-t", "board", "-i", device], parse_npu_fields)
+    if board is not None:
+        fields = dict(board)
+        state["software_version"] = fields.get("Software Version")
+        state["firmware_version"] = fields.get("Firmware Version")
+    ecc = ask([npu_smi, "info", "-t", "ecc", "-i", device, "-c", "0"], parse_npu_fields)
+    if ecc is not None:
+        state["ecc_double"] = sum(int(value) for key, value in ecc
+                                  if re.match(r"(?i)^(\w+ )?double[- ]bit error (count|cnt)$", key) and value.isdigit())
+    state["errors"] = errors
+    return state
+
+
 def collect_npu(run, devices, hccn_tool, npu_smi):
-    """NPU count and each device's address, read in parallel."""
-    result = {"count": None, "error": None, "devices": {}}
+    """NPU count, each device's address and what the health gates read (npu-smi's table with its
+    processes; per device health, link, TLS switch, versions, ECC), read in parallel."""
+    result = {"count": None, "error": None, "devices": {}, "table": None, "table_error": None, "state": {}}
     rc, out, err = run([npu_smi, "info", "-l"])
     try:
         if rc != 0:
@@ -252,6 +312,15 @@ def collect_npu(run, devices, hccn_tool, npu_smi):
         result["count"] = parse_npu_list(out)["total"]
     except ValueError as exc:
         result["error"] = str(exc)
+
+    def read_table():
+        rc, out, err = run([npu_smi, "info"])
+        try:
+            if rc != 0:
+                raise ValueError("%s info failed (rc %s): %s" % (npu_smi, rc, (err or out).strip()[:300]))
+            result["table"] = parse_npu_table(out)
+        except ValueError as exc:
+            result["table_error"] = str(exc)[:300]
 
     def read_device(index):
         rc, out, err = run([hccn_tool, "-i", str(index), "-ip", "-g"])
@@ -263,8 +332,29 @@ def collect_npu(run, devices, hccn_tool, npu_smi):
             return str(index), {"error": str(exc)}
 
     with ThreadPoolExecutor(max_workers=8) as pool:
+        table = pool.submit(read_table)
+        states = [pool.submit(_device_state, run, index, hccn_tool, npu_smi) for index in range(devices)]
         result["devices"] = dict(pool.map(read_device, range(devices)))
+        table.result()
+        result["state"] = {str(index): future.result() for index, future in enumerate(states)}
     return result
+
+
+def open_device_files(paths):
+    """Open each file read/write and close it again, as the training user; {path: None or error}."""
+    found = {}
+    for path in paths:
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_NONBLOCK))
+            found[path] = None
+        except OSError as exc:
+            entry = {"error": exc.strerror or str(exc)}
+            try:
+                entry["group"] = grp.getgrgid(os.stat(path).st_gid).gr_name
+            except (OSError, KeyError):
+                pass
+            found[path] = entry
+    return found
 
 
 def main():
@@ -280,6 +370,7 @@ def main():
             frameworks=dict(type="list", elements="str", default=["mindspore", "torch", "torch_npu"]),
             env_script=dict(type="str", default=""),
             openmpi_marker=dict(type="str", default=""),
+            device_files=dict(type="list", elements="str", default=[]),
             timeout=dict(type="float", default=60),
         ),
         supports_check_mode=True,
@@ -307,6 +398,8 @@ def main():
 
         result = collect_python(params["python"], params["frameworks"], run_many, env_script)
         result["openmpi"] = collect_openmpi(run, shutil.which, read_text, params["openmpi_marker"] or None)
+        if params["device_files"]:
+            result["device_files"] = open_device_files(params["device_files"])
     module.exit_json(changed=False, **result)
 
 

@@ -25,8 +25,17 @@ CHECKS = (
     "npu_device_count",
     "npu_device_ips",
     "npu_netdetect",
+    "npu_device_access",
+    "npu_model",
+    "npu_health",
+    "npu_link",
+    "npu_tls",
+    "npu_versions",
+    "npu_processes",
+    "npu_ecc",
 )
-NPU_CHECKS = ("version_cann", "npu_device_count", "npu_device_ips", "npu_netdetect")
+NPU_CHECKS = ("version_cann", "npu_device_count", "npu_device_ips", "npu_netdetect", "npu_device_access",
+              "npu_model", "npu_health", "npu_link", "npu_tls", "npu_versions", "npu_processes", "npu_ecc")
 FRAMEWORK_CHECKS = {"mindspore": "version_mindspore", "torch": "version_torch", "torch_npu": "version_torch_npu"}
 
 

@@ -4,7 +4,7 @@ Plain stdlib functions (see docs/architecture.md), used by plugins/filter/doctor
 tested in tests/unit/test_doctor_report.py. Role doctor gathers, on every node at once, what the
 node sees (modules doctor_probe, ssh_mesh_check, tcp_port_check, hccn_netdetect) and hands all of
 it to ``build_report``, which runs the check families (doctor_checks_ssh, _network, _versions,
-_npu) to compare the nodes with each other and with the inventory. The report holds exactly one
+_npu, _npu_health) to compare the nodes with each other and with the inventory. The report holds exactly one
 entry per check per node the check applies to:
 
     {"check": "version_openmpi", "node": "node2", "status": "fail",
@@ -25,6 +25,7 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks im
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_network import (
     check_etc_hosts, check_firewall, check_host_ip, check_hostnames, check_interfaces, check_master_port)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_npu import check_npu
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_npu_health import check_npu_health
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_ssh import check_ssh
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks_versions import check_versions
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_clock import verdict as clock_verdict
@@ -129,6 +130,7 @@ def build_report(nodes, settings):
     check_master_port(nodes, hosts, master, port, results)
     check_versions(nodes, hosts, master, results)
     check_npu(nodes, hosts, results)
+    check_npu_health(nodes, hosts, results)
     entries = []
     for check in CHECKS:
         for host in hosts:

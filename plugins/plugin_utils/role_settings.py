@@ -211,6 +211,9 @@ def _ssh_trust(settings, host, groups=None):
         problems.append(f"{host}: ssh_trust_user: root is refused unless cluster_allow_root is true (MindSpore's "
                         f"mpirun and GPU guides recommend a non-root training user; mpirun would also need "
                         f"--allow-run-as-root)")
+    group = settings.get("ssh_trust_npu_group")
+    if group not in ("", None) and not (isinstance(group, str) and GROUP_NAME.fullmatch(group)):
+        problems.append(f"{host}: ssh_trust_npu_group: {group} is not a valid group name")
     name = settings.get("ssh_trust_cluster_name")
     if not isinstance(name, str) or not inventory_checks.CLUSTER_NAME.fullmatch(name):
         problems.append(f"{host}: ssh_trust_cluster_name: {name} may only hold letters, digits, '.', '_' and '-' "
@@ -227,6 +230,8 @@ def _acceptance(settings, host, groups=None):
     return acceptance_settings.settings_errors(dict(settings), host) + peer_sample.settings_errors(settings, host)
 
 
+# A group name as groupadd takes it on Debian and RHEL (mixed case allowed: the driver's HwHiAiUser).
+GROUP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
 FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
 
 

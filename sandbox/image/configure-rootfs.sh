@@ -23,6 +23,11 @@ CONF
 sed -i 's/^session\s\+required\s\+pam_loginuid.so/session optional pam_loginuid.so/' "$rootfs/etc/pam.d/sshd"
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
 echo 'sandbox-node' >"$rootfs/etc/hostname"
+# The NPU driver's running user and group, as the driver's installer creates them (Ascend's
+# driver installation guide: groupadd HwHiAiUser; useradd -g HwHiAiUser -d /home/HwHiAiUser -m
+# HwHiAiUser -s /bin/bash): the device files belong to this group (sandbox-init).
+chroot "$rootfs" groupadd HwHiAiUser
+chroot "$rootfs" useradd -g HwHiAiUser -d /home/HwHiAiUser -m -s /bin/bash HwHiAiUser
 # Nodes run with --no-hosts so that /etc/hosts is an ordinary file the ssh_trust role manages.
 printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$rootfs/etc/hosts"
 

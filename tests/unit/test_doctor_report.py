@@ -28,7 +28,7 @@ def healthy_node(host):
     return {
         "expect": {"ansible_host": ADDR[host], "kind": "npu", "firewall_mode": "disabled",
                    "openmpi_version": "4.1.4", "cluster_network_cidr": None, "manage_hosts_file": True,
-                   "npu_device_count": 8, "plan": plan(host), "interfaces": [], "python": "python3"},
+                   "npu_device_count": 8, "npu_model": "atlas800", "user": "trainer", "plan": plan(host), "interfaces": [], "python": "python3"},
         "reached": True,
         "system": {
             "hostname": host, "fqdn": host,
@@ -43,12 +43,19 @@ def healthy_node(host):
             "cann": {"layout": "ascend-toolkit", "path": "/x/version.cfg", "version": "7.0.0"},
             "npu": {"count": 8, "error": None,
                     "devices": {str(e["device"]): {"address": e["address"], "netmask": e["netmask"]}
-                                for e in plan(host)}},
+                                for e in plan(host)},
+                    "table": {"devices": {d: {"name": "910A", "health": "OK"} for d in range(8)}, "processes": []},
+                    "table_error": None,
+                    "state": {str(d): {"link": "UP", "tls": 0, "health": ["OK"], "software_version": "23.0.0",
+                                       "firmware_version": "7.1.0.3.220", "ecc_double": 0, "errors": []}
+                              for d in range(8)}},
         },
         "user": {"openmpi": {"version": "4.1.4", "path": "/usr/local/bin/ompi_info", "marker_version": "4.1.4"},
                  "python": {"path": "python3", "version": "3.11.2"},
                  "frameworks": {"mindspore": {"version": "2.7.1"}, "torch": {"version": "2.13.0+cpu"},
-                                "torch_npu": {"absent": True}}},
+                                "torch_npu": {"absent": True}},
+                 "device_files": {path: None for path in ["/dev/davinci%d" % d for d in range(8)]
+                                  + ["/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"]}},
         "mesh": {"results": mesh, "ok": True},
         "port_bind": {"free": True} if host == "node1" else None,
         "listener": {"temporary": True, "error": None} if host == "node1" else None,

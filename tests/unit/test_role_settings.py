@@ -127,6 +127,10 @@ def test_ssh_trust_user_follows_the_cluster_user_rule():
     assert role_settings.problems("ssh_trust", ok, "n1") == []
     assert role_settings.problems("ssh_trust", dict(ok, ssh_trust_user="Bad User"), "n1") == [
         "n1: ssh_trust_user: Bad User is not a valid user name"]
+    assert role_settings.problems("ssh_trust", dict(ok, ssh_trust_npu_group="HwHiAiUser"), "n1") == []
+    assert role_settings.problems("ssh_trust", dict(ok, ssh_trust_npu_group=""), "n1") == []
+    assert role_settings.problems("ssh_trust", dict(ok, ssh_trust_npu_group="a b;rm"), "n1") == [
+        "n1: ssh_trust_npu_group: a b;rm is not a valid group name"]
 
 
 def test_doctor_and_acceptance_are_checked_on_one_host():

@@ -70,6 +70,12 @@ class Node:
     def pings(self):
         return [argv for argv in self.net_log() if argv[0] == "ping"]
 
+    def fault(self, device, name, value=""):
+        """Switch a fault of one device on, as a Molecule case does on a sandbox node."""
+        path = self.root / "etc" / "sandbox" / "npu_faults" / str(device) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{value}\n")
+
     def fake_state(self, **state):
         self.run_dir.mkdir(parents=True, exist_ok=True)
         path = self.run_dir / "fake_net.json"
@@ -78,13 +84,21 @@ class Node:
         path.write_text(json.dumps(current))
 
 
-@pytest.fixture
-def node(tmp_path):
-    n = Node(tmp_path)
+def eight_device_node(root):
+    """A fake node with 8 devices on eth1, no health delay, and the driver's version.info."""
+    n = Node(root)
     n.setting("npu_count", 8)
     n.setting("npu_iface", "eth1")
     n.setting("npu_health_delay", 0)
+    version = root / "usr" / "local" / "Ascend" / "driver" / "version.info"
+    version.parent.mkdir(parents=True)
+    shutil.copy(STAND_INS / "Ascend" / "driver" / "version.info", version)
     return n
+
+
+@pytest.fixture
+def node(tmp_path):
+    return eight_device_node(tmp_path)
 
 
 def set_ip(node, dev, address, netmask="255.255.255.0"):
@@ -216,7 +230,7 @@ def test_missing_device_count_file(node):
      "address", "192.168.100.102"],
     ["-i", "0", "-ping", "-g"],
     ["-i", "0", "-tls", "-s", "enable", "2"],
-    ["-i", "0", "-tls", "-g"],
+    ["-i", "0", "-tls", "-g", "enable", "1"],
 ])
 def test_malformed_command_lines_are_usage_errors(node, args):
     proc = node.hccn(*args)
@@ -318,10 +332,9 @@ def test_health_of_a_device_uses_its_own_address(node):
 
 
 def test_link_status(node):
-    assert node.ok("-i", "0", "-link", "-g") == "link status: DOWN\n"  # no address
+    assert node.ok("-i", "0", "-link", "-g") == "link status: UP\n"  # physical: no address needed
     set_ip(node, 0, "192.168.100.101")
     assert node.ok("-i", "0", "-link", "-g") == "link status: UP\n"
-    assert node.ok("-i", "1", "-link", "-g") == "link status: DOWN\n"
     state = json.loads((node.run_dir / "fake_net.json").read_text())
     state["links"]["eth1"]["up"] = False
     node.fake_state(**state)
@@ -345,7 +358,26 @@ def test_gateway_must_be_another_address_of_the_device_subnet(node, gateway):
 
 
 def test_tls_switch(node):
-    assert node.ok("-i", "0", "-tls", "-s", "enable", "0") == "Cmd executed successfully!\n"
+    """-tls -g's first line as CANN's HCCL troubleshooting guide prints it; the switch persists."""
+    assert node.ok("-i", "0", "-tls", "-g") == \
+        "dev_id:0, tls switch[0](0:disable, 1:enable), tls alarm time threshold[60]days\n"
+    assert node.ok("-i", "3", "-tls", "-s", "enable", "1") == "Cmd executed successfully!\n"
+    assert "tls switch[1]" in node.ok("-i", "3", "-tls", "-g")
+    assert "tls switch[0]" in node.ok("-i", "2", "-tls", "-g")
+
+
+def test_link_down_fault(node):
+    set_ip(node, 0, "192.168.100.101")
+    set_ip(node, 1, "192.168.101.101")
+    node.ok("-i", "0", "-netdetect", "-s", "address", "192.168.100.111")
+    node.fake_state(reachable=["192.168.100.111"])
+    assert node.ok("-i", "0", "-net_health", "-g") == "net health status: Success\n"
+    node.fault(0, "link_down")
+    assert node.ok("-i", "0", "-link", "-g") == "link status: DOWN\n"
+    assert node.ok("-i", "1", "-link", "-g") == "link status: UP\n"
+    assert node.ok("-i", "0", "-net_health", "-g") == "net health status: Fault\n"
+    assert node.ok("-i", "0", "-ping", "-g", "address", "192.168.100.111").endswith(
+        "3 packets transmitted, 0 received, 100.00% packet loss\n")
 
 
 # ---------------------------------------------------------------------- hccn_tool: -ping
@@ -400,9 +432,9 @@ def test_npu_smi_info_list(node):
     proc = node.run(NPU_SMI, "info", "-l")
     assert proc.returncode == 0
     assert proc.stdout == ("Total Count : 2\n\n"
-                           "NPU ID : 0\nProduct Name : Ascend910\n"
+                           "NPU ID : 0\nProduct Name : Atlas 800 training server\n"
                            "Serial Number : SANDBOX000000000\nChip Count : 1\n\n"
-                           "NPU ID : 1\nProduct Name : Ascend910\n"
+                           "NPU ID : 1\nProduct Name : Atlas 800 training server\n"
                            "Serial Number : SANDBOX000000001\nChip Count : 1\n")
 
 
@@ -417,8 +449,59 @@ def test_npu_smi_info_table(node):
     lines = proc.stdout.splitlines()
     assert "npu-smi 23.0.0" in lines[1]
     assert len({len(line) for line in lines}) == 1  # a rectangular table
-    assert [line.split()[1] for line in lines if re.match(r"\| \d+ +Ascend910", line)] == \
+    assert [line.split()[1] for line in lines if re.match(r"\| \d+ +910A ", line)] == \
         [str(n) for n in range(8)]
+    assert [line.split("|")[2].strip() for line in lines if re.match(r"\| \d+ +910A ", line)] == ["OK"] * 8
+    assert [line for line in lines if "No running processes found in NPU" in line] == [
+        f"| {'No running processes found in NPU %d' % n:<95}|" for n in range(8)]
+
+
+def test_npu_smi_info_table_faults(node):
+    """Health and the process table of Ascend's npu-smi reference ("查询基本信息")."""
+    node.setting("npu_chip", "910B3")
+    node.fault(2, "health", "Alarm")
+    node.fault(5, "process", "4242 python3 3072")
+    lines = node.run(NPU_SMI, "info").stdout.splitlines()
+    assert len({len(line) for line in lines}) == 1
+    rows = [line.split("|") for line in lines if re.match(r"\| \d+ +910B3 ", line)]
+    assert [row[2].strip() for row in rows] == ["OK", "OK", "Alarm"] + ["OK"] * 5
+    held = [line.split("|") for line in lines if re.match(r"\| 5 +0 +\| 4242", line)]
+    assert [[cell.strip() for cell in row[1:-1]] for row in held] == [["5       0", "4242", "python3", "3072"]]
+    assert sum("No running processes found" in line for line in lines) == 7
+
+
+def test_npu_smi_board_health_ecc(node):
+    board = node.run(NPU_SMI, "info", "-t", "board", "-i", "3").stdout
+    fields = dict(line.split(" : ", 1) for line in board.splitlines())
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    assert fields["NPU ID"] == "3" and fields["Software Version"] == "23.0.0"
+    assert fields["Firmware Version"] == "7.1.0.3.220" and fields["Faulty Chip Count"] == "0"
+    node.setting("npu_firmware", "7.1.0.5.242")
+    assert "Firmware Version               : 7.1.0.5.242" in node.run(NPU_SMI, "info", "-t", "board", "-i", "3").stdout
+    assert node.run(NPU_SMI, "info", "-t", "health", "-i", "1").stdout == (
+        "NPU ID                         : 1\nChip Count                     : 1\n\n"
+        "Chip ID                        : 0\nHealth                         : OK\n")
+    node.fault(1, "health", "Critical")
+    assert node.run(NPU_SMI, "info", "-t", "health", "-i", "1").stdout.endswith(
+        "Health                         : Critical\n")
+    assert node.run(NPU_SMI, "info", "-t", "ecc", "-i", "6", "-c", "0").stdout == (
+        "Single-bit Error Count                   : 0\nDouble-bit Error Count                   : 0\n")
+    node.fault(6, "ecc_double", 3)
+    assert node.run(NPU_SMI, "info", "-t", "ecc", "-i", "6", "-c", "0").stdout.endswith(
+        "Double-bit Error Count                   : 3\n")
+
+
+@pytest.mark.parametrize("args", [["info", "-t", "board", "-i", "8"], ["info", "-t", "ecc", "-i", "0", "-c", "1"],
+                                  ["info", "-t", "memory", "-i", "0"], ["info", "-t", "board", "-i", "x"]])
+def test_npu_smi_bad_device_or_type(node, args):
+    proc = node.run(NPU_SMI, *args)
+    assert proc.returncode == 1 and proc.stdout == "" and proc.stderr.strip()
+
+
+def test_npu_smi_bad_fault_file_is_an_error(node):
+    node.fault(0, "health", "Broken")
+    proc = node.run(NPU_SMI, "info", "-t", "health", "-i", "0")
+    assert proc.returncode == 1 and "npu_faults/0/health" in proc.stderr
 
 
 def test_npu_smi_without_count_file_fails(node):
