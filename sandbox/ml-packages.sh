@@ -5,6 +5,7 @@
 #   sandbox/ml-packages.sh [ensure]   download the wheels (once) and build the volume (once per
 #                                     requirement list); prints the volume name on stdout
 #   sandbox/ml-packages.sh name       print the volume name for the current requirement list
+#   sandbox/ml-packages.sh cann       print CANN's Python dependencies as downloaded (name==version)
 #   sandbox/ml-packages.sh clean      remove every ML volume (label cluster-suite.cache=ml)
 #
 # The wheels are downloaded on this machine (the nodes have no internet) with pip's configured
@@ -12,14 +13,18 @@
 # INSIDE a throwaway container of the node image, so the venv has the nodes' own python3.11
 # paths and ABI. The volume is named after a hash of sandbox/ml-requirements.txt and carries the
 # label cluster-suite.cache=ml, not the sandbox label: `sandbox down` keeps it for the next
-# sandbox or Molecule scenario. Environment: SANDBOX_CACHE, SANDBOX_PREFIX (whose node image is
-# used), ML_PIP (pip used for the download, default `python3 -m pip`).
+# sandbox or Molecule scenario. CANN's Python dependencies, which role python_env adds on NPU nodes
+# (cann_python in roles/python_env/files/compat.yml), are downloaded into the same directory, for
+# the role's wheelhouse (python_env_find_links), and never installed into the volume.
+# Environment: SANDBOX_CACHE, SANDBOX_PREFIX (whose node image is used), ML_PIP (pip used for the
+# download, default `python3 -m pip`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
 requirements="$here/ml-requirements.txt"
+compat="$(dirname "$here")/roles/python_env/files/compat.yml"
 cache_label="cluster-suite.cache=ml"
 wheels="$(sandbox_cache_dir)/wheels"
 req_hash=$(grep -v '^\s*#' "$requirements" | grep -v '^\s*$' | sha256sum | cut -c1-12)
@@ -38,6 +43,23 @@ download_wheels() {
     || die "pip download of $requirements failed"
   grep -v '^\s*#' "$requirements" | grep -v '^\s*$' >"$stamp"
   log "wheels downloaded in $((SECONDS - start)) s"
+}
+
+# The pins of compat.yml's cann_python mapping (lines '  name: "version"'), one name==version a line.
+cann_requirements() {
+  sed -n '/^cann_python:$/,/^[^ ]/s/^  \([A-Za-z0-9._-]*\): "\([^"]*\)"$/\1==\2/p' "$compat"
+}
+
+download_cann_wheels() {
+  local list hash stamp
+  list=$(cann_requirements); hash=$(sha256sum <<<"$list" | cut -c1-12); stamp="$wheels/.complete-cann-$hash"
+  if [ -f "$stamp" ]; then log "CANN's Python dependencies ($hash) already in $wheels"; return; fi
+  mkdir -p "$wheels"
+  log "downloading CANN's Python dependencies into $wheels"
+  # shellcheck disable=SC2086
+  ${ML_PIP:-python3 -m pip} download --quiet --only-binary=:all: --dest "$wheels" $list >&2 \
+    || die "pip download of CANN's Python dependencies ($compat) failed"
+  echo "$list" >"$stamp"
 }
 
 volume_complete() {
@@ -75,12 +97,13 @@ build_volume() {
 }
 
 case "${1:-ensure}" in
-  ensure) volume_complete || download_wheels; build_volume; echo "$volume" ;;
+  ensure) volume_complete || download_wheels; download_cann_wheels; build_volume; echo "$volume" ;;
   name) echo "$volume" ;;
+  cann) cann_requirements ;;
   clean)
     ids=$(podman volume ls -q --filter "label=$cache_label")
     # shellcheck disable=SC2086
     [ -z "$ids" ] || podman volume rm -f $ids >/dev/null
     log "ML volumes removed" ;;
-  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -45,8 +45,8 @@ MODEL = "atlas800"
 SETTINGS = {"base": "10.0.0.0", "netmask": "255.255.248.0", "host_start": 100}
 
 PLAYBOOK = "playbooks/render.yml"
-# The job of each launcher: the files users start from, on every device of every host (their
-# job_workers_per_node: 2 fits the sandbox; real servers default to npu_device_count).
+# The job of each launcher: the files users start from, one rank on every device of every host
+# (they leave job_workers_per_node to its default, npu_device_count).
 JOBS = {"msrun": "jobs/sample_msrun.yml", "mpirun": "jobs/examples/mpirun.yml",
         "dynamic": "jobs/examples/dynamic.yml", "torchrun": "jobs/examples/torchrun.yml"}
 DEVICES_PER_HOST = 8
@@ -150,9 +150,7 @@ def write_inventory(directory, hosts, devices=DEVICES_PER_HOST):
 def job_vars(launcher):
     """The job_* variables of a launcher's job file, on every device of every host."""
     with open(os.path.join(harness.ROOT, JOBS[launcher]), encoding="utf-8") as handle:
-        job = yaml.safe_load(handle)
-    job.pop("job_workers_per_node", None)
-    return job
+        return yaml.safe_load(handle)
 
 
 def expected_files(launcher, is_master):

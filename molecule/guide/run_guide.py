@@ -99,11 +99,13 @@ def edit_inventory(work, rows, nodes, sandbox_vars):
     # settings of the build the controller cache holds (scenario openmpi), and nodes that share 2
     # cores with everything else on the machine: a framework import may take minutes, and a node's
     # own shared-memory test is noise (judged slow only under 0.02 of the median, as in scenario
-    # acceptance).
+    # acceptance), and 2 job workers per node as in the sandbox's own inventory, where the guide's
+    # jobs start one per NPU.
     extra = {"cluster_backend": "cpu", "cluster_python_provided": "/opt/ml/bin/python",
              "openmpi_configure_flags": openmpi["openmpi_configure_flags"],
              "openmpi_cache_dir": openmpi["openmpi_cache_dir"],
-             "doctor_import_timeout": 300, "acceptance_intra_slow_ratio": 0.02}
+             "doctor_import_timeout": 300, "acceptance_intra_slow_ratio": 0.02,
+             "job_workers_per_node": sandbox_vars["job_workers_per_node"]}
     with open(os.path.join(inventory, "group_vars", "all", "sandbox.yml"), "w", encoding="utf-8") as handle:
         handle.write("---\n# What the sandbox has that a real Ascend cluster does not (molecule/guide).\n")
         yaml.safe_dump(extra, handle, sort_keys=False, width=200)
@@ -120,7 +122,10 @@ def sandbox_facts(project, state):
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.environ["HOME"], ".cache"), "cluster-suite")
     openmpi["source_file"] = os.path.join(cache, "sources", os.path.basename(openmpi["openmpi_source_file"].split("'")[-2]))
     assert os.path.isfile(openmpi["source_file"]), openmpi["source_file"]
-    return nodes, {"openmpi": openmpi, "cidr": inventory["all"]["vars"]["cluster_network_cidr"]}
+    with open(os.path.join(project, "inventory", "sandbox", "group_vars", "all", "job.yml"), encoding="utf-8") as handle:
+        workers = yaml.safe_load(handle)["job_workers_per_node"]
+    return nodes, {"openmpi": openmpi, "cidr": inventory["all"]["vars"]["cluster_network_cidr"],
+                   "job_workers_per_node": workers}
 
 
 def run(record, kind, command, cwd, env, password, node=None):

@@ -2,6 +2,7 @@
 
     lines: "{{ settings | cluster_suite.hpc.python_env_requirements }}"              ["torch===2.13.0+cpu", ...]
     pins: "{{ settings | cluster_suite.hpc.python_env_pins }}"                       [{name, version}, ...]
+    (both take (compat, with_cann): CANN's Python dependencies of the table added on an NPU node)
     found: "{{ settings | cluster_suite.hpc.python_env_problems(host, compat, cann, backend) }}"  {errors, warnings}
     key: "{{ python_version | cluster_suite.hpc.python_env_key(machine, libc) }}"   cp311-manylinux_2_36_x86_64
     tags: "{{ key | cluster_suite.hpc.python_env_platform }}"      [[platform, ...], python version]
@@ -20,12 +21,18 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import python_en
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 
-def python_env_requirements(settings):
-    return python_env.requirement_lines(plain(settings))
+def _true(value):
+    """A bool given by a template: True, or its text."""
+    return value is True or str(value).strip().lower() == "true"
 
 
-def python_env_pins(settings):
-    return [{"name": name, "version": version} for name, version in python_env.pins(plain(settings))]
+def python_env_requirements(settings, compat=None, with_cann=False):
+    return python_env.requirement_lines(plain(settings), plain(compat), _true(with_cann))
+
+
+def python_env_pins(settings, compat=None, with_cann=False):
+    return [{"name": name, "version": version}
+            for name, version in python_env.pins(plain(settings), plain(compat), _true(with_cann))]
 
 
 def python_env_problems(settings, host, compat, cann=None, backend=None):

@@ -26,20 +26,35 @@ def release(version):
     return re.split(r"\.post|\.dev|a|b|rc", text, maxsplit=1)[0]
 
 
-def pins(settings):
-    """[(distribution, version)] the settings ask for, frameworks first, then the extras."""
+def normalised(name):
+    """A distribution name as pip compares them (PEP 503): absl_py, Absl.Py -> absl-py."""
+    return re.sub(r"[-_.]+", "-", str(name)).lower()
+
+
+def cann_pins(compat):
+    """[(distribution, version)] of CANN's Python dependencies in the compatibility table."""
+    return [(str(name), str(version)) for name, version in ((compat or {}).get("cann_python") or {}).items()]
+
+
+def pins(settings, compat=None, with_cann=False):
+    """[(distribution, version)] the settings ask for, frameworks first, then the extras; with_cann
+    (an NPU node with a framework pinned) adds CANN's Python dependencies from the compatibility
+    table, except those the settings pin themselves."""
     found = [(name, str(settings[var])) for var, name in PINS if settings.get(var)]
     for line in settings.get("python_env_extra_requirements") or []:
         match = EXTRA.fullmatch(str(line))
         if match:
             found.append((match.group(1), match.group(2)))
+    if with_cann:
+        pinned = {normalised(name) for name, _ in found}
+        found += [(name, version) for name, version in cann_pins(compat) if normalised(name) not in pinned]
     return found
 
 
-def requirement_lines(settings):
+def requirement_lines(settings, compat=None, with_cann=False):
     """pip requirements of the pins, each the exact build: === compares the version as text,
     where == would take any local label of the release (2.13.0+cu121 for ==2.13.0)."""
-    return ["%s===%s" % pair for pair in pins(settings)]
+    return ["%s===%s" % pair for pair in pins(settings, compat, with_cann)]
 
 
 def wheelhouse_key(python_version, machine, libc_version):

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
-from python_env import (checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
+from python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
                         wheel_python_fits, wheelhouse_key)
 from module_runner import run_module
@@ -93,6 +93,42 @@ def test_the_sandbox_pins_are_the_builds_its_ml_volume_installs():
         volume = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
     assert volume == [line.replace("===", "==") for line in requirement_lines(sandbox_pins())]
     assert "torch==2.13.0+cpu" in volume
+
+
+# The Python libraries of the table "Runtime dependencies" of CANN's installation guide, and the
+# three the dependency line of Ascend Extension for PyTorch's installation guide adds.
+CANN_DOCUMENTED = {"numpy", "decorator", "sympy", "cffi", "protobuf", "attrs", "cython", "pyyaml", "pathlib2", "scipy",
+                   "requests", "psutil", "absl-py"} | {"ml-dtypes", "tornado", "cloudpickle"}
+
+
+def test_the_cann_dependencies_are_the_documented_ones_within_the_guides_bounds():
+    table = COMPAT["cann_python"]
+    assert set(table) == CANN_DOCUMENTED
+    assert all(isinstance(version, str) and VERSION.fullmatch(version) for version in table.values()), table
+    versions = {name: Version(version) for name, version in table.items()}
+    # CANN's bounds: numpy 1.19.2 or later and before 2.0 (Python before 3.13), protobuf 3.20.x,
+    # decorator 4.4.0, sympy 1.5.1 and cffi 1.12.3 or later.
+    assert Version("1.19.2") <= versions["numpy"] < Version("2.0")
+    assert versions["protobuf"].release[:2] == (3, 20)
+    assert versions["decorator"] >= Version("4.4.0") and versions["sympy"] >= Version("1.5.1")
+    assert versions["cffi"] >= Version("1.12.3")
+
+
+def test_an_npu_node_with_a_framework_gets_the_cann_dependencies_after_the_pins():
+    chosen = settings(python_env_mindspore_version="2.7.1", python_env_extra_requirements=["NumPy==1.24.0"])
+    assert pins(chosen, COMPAT, False) == [("mindspore", "2.7.1"), ("NumPy", "1.24.0")]
+    with_cann = pins(chosen, COMPAT, True)
+    assert with_cann[:2] == [("mindspore", "2.7.1"), ("NumPy", "1.24.0")]
+    # The settings' own pin of a dependency wins (compared as pip compares names).
+    assert sorted(name for name, _ in with_cann[2:]) == sorted(CANN_DOCUMENTED - {"numpy"})
+    assert "decorator===5.2.1" in requirement_lines(chosen, COMPAT, True)
+    assert pins(settings(), COMPAT, False) == []
+
+
+def test_the_sandbox_downloads_the_tables_cann_dependencies():
+    run = subprocess.run([os.path.join(PROJECT, "sandbox", "ml-packages.sh"), "cann"], capture_output=True, text=True,
+                         check=True, env={key: value for key, value in os.environ.items() if not key.startswith("SANDBOX_")})
+    assert run.stdout.splitlines() == ["%s==%s" % pair for pair in COMPAT["cann_python"].items()]
 
 
 def test_a_torch_npu_built_for_another_torch_is_an_error_naming_host_and_variable():

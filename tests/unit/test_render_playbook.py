@@ -37,7 +37,8 @@ def test_render_writes_every_nodes_scripts_without_ssh(tmp_path):
 
     assert planning.missing_files(str(out), 2, "mpirun") == []
     assert not (out / "node2/hostfile").exists()
-    assert (out / "node1/hostfile").read_text().splitlines()[1:] == ["10.10.0.1 slots=2", "10.10.0.2 slots=2"]
+    # The example sets no job_workers_per_node: one rank per NPU (npu_device_count 8).
+    assert (out / "node1/hostfile").read_text().splitlines()[1:] == ["10.10.0.1 slots=8", "10.10.0.2 slots=8"]
     job_env = (out / "node2/job.env").read_text()
     assert "export CS_JOB_DIR=/home/trainer/jobs/example-mpirun\n" in job_env
     assert "export HCCL_IF_IP=10.10.0.2\n" in job_env
@@ -45,7 +46,7 @@ def test_render_writes_every_nodes_scripts_without_ssh(tmp_path):
     # launch_python: python3 in the inventory, shown as /usr/bin/python3 (launch.yml asks the node).
     assert (out / "node1/bin/python").read_text() == '#!/bin/sh\nexec /usr/bin/python3 "$@"\n'
     launch = (out / "node1/launch.sh").read_text()
-    assert "--mca btl_tcp_if_include 10.10.0.0/16" in launch and "-n 4" in launch
+    assert "--mca btl_tcp_if_include 10.10.0.0/16" in launch and "-n 16" in launch
     for name in ("launch.sh", "start.sh", "rank.sh", "cs_rank.py", "bin/python"):
         assert stat.S_IMODE(os.stat(out / "node1" / name).st_mode) == 0o755
     for name in ("launch.sh", "start.sh", "rank.sh", "job.env"):

@@ -1,7 +1,8 @@
 """The shipped MindSpore and torch examples rendered by playbooks/render.yml (the real templates,
 no node contacted) for each kind of node: Ascend NPUs, NVIDIA GPUs, and NPU nodes without NPU
-compute (cluster_backend: cpu, as the sandbox's inventory sets). Each node's job.env is then
-sourced by bash and must give the device target and torch backend of its kind."""
+compute (cluster_backend: cpu and the job settings of the sandbox's inventory). Each node's job.env
+is then sourced by bash and must give the device target and torch backend of its kind; each node
+starts one rank per device (8), the sandbox's 2."""
 
 import os
 import shutil
@@ -15,12 +16,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FAKE_SSH = "#!/bin/sh\necho \"$@\" >>\"$FAKE_SSH_LOG\"\nexit 255\n"
 HOSTS = {"node1": "10.10.0.1", "node2": "10.10.0.2"}
 # (node group, cluster_backend or None for the default auto, expected device target, torch backend,
-#  the environment script job.env sources first)
+#  the environment script job.env sources first, ranks per node)
 KINDS = {
-    "npu": ("npu_nodes", None, "Ascend", "hccl", "env_npu.sh"),
-    "gpu": ("gpu_nodes", None, "GPU", "nccl", "env_gpu.sh"),
-    "sandbox": ("npu_nodes", "cpu", "CPU", "gloo", "env_npu.sh"),
+    "npu": ("npu_nodes", None, "Ascend", "hccl", "env_npu.sh", 8),
+    "gpu": ("gpu_nodes", None, "GPU", "nccl", "env_gpu.sh", 8),
+    "sandbox": ("npu_nodes", "cpu", "CPU", "gloo", "env_npu.sh", 2),
 }
+SANDBOX_JOB_VARS = os.path.join(ROOT, "inventory", "sandbox", "group_vars", "all", "job.yml")
 JOBS = {"msrun": "jobs/sample_msrun.yml", "torchrun": "jobs/examples/torchrun.yml",
         "dynamic": "jobs/examples/dynamic.yml"}
 
@@ -32,7 +34,8 @@ def ansible_playbook():
 
 def write_inventory(directory, group, backend):
     """hosts.yml with node1-2 in ``group`` and group_vars whose environment scripts exist on the
-    controller (job.env sources them when bash reads it below)."""
+    controller (job.env sources them when bash reads it below); with a backend (the sandbox's
+    kind), also the sandbox inventory's job settings."""
     env_dir = os.path.join(directory, "etc")
     os.makedirs(os.path.join(directory, "group_vars", "all"))
     os.makedirs(env_dir)
@@ -44,6 +47,7 @@ def write_inventory(directory, group, backend):
                "cluster_env_gpu_path": os.path.join(env_dir, "env_gpu.sh")}
     if backend:
         cluster["cluster_backend"] = backend
+        shutil.copy(SANDBOX_JOB_VARS, os.path.join(directory, "group_vars", "all", "job.yml"))
     with open(os.path.join(directory, "group_vars", "all", "cluster.yml"), "w", encoding="utf-8") as handle:
         yaml.safe_dump(cluster, handle)
     with open(os.path.join(directory, "group_vars", "all", "launch.yml"), "w", encoding="utf-8") as handle:
@@ -93,7 +97,7 @@ def sourced(job_env, names):
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_torchrun_example_gets_its_nodes_backend(tmp_path, kind):
-    _, _, target, backend, env_script = KINDS[kind]
+    _, _, target, backend, env_script, ranks = KINDS[kind]
     out, stdout = render(tmp_path, kind, "torchrun")
     for host, addr in HOSTS.items():
         values = sourced(out / host / "job.env",
@@ -103,21 +107,22 @@ def test_torchrun_example_gets_its_nodes_backend(tmp_path, kind):
         assert values["CS_TEST_SOURCED"] == env_script + " "
         assert values["HCCL_IF_IP"] == (addr if env_script == "env_npu.sh" else "")
     launch = (out / "node2" / "launch.sh").read_text()
-    assert '"$CS_PYTHON" -m torch.distributed.run' in launch and "--nproc_per_node=2" in launch
+    assert '"$CS_PYTHON" -m torch.distributed.run' in launch and f"--nproc_per_node={ranks}" in launch
     assert f"(10.10.0.1, {KINDS[kind][0][:3]}, {target.lower()})" in stdout
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 @pytest.mark.parametrize("job", ["msrun", "dynamic"])
 def test_mindspore_examples_get_their_nodes_device_target(tmp_path, kind, job):
-    _, _, target, _, env_script = KINDS[kind]
-    out, _ = render(tmp_path, kind, job)
+    _, _, target, _, env_script, ranks = KINDS[kind]
+    out, stdout = render(tmp_path, kind, job)
     for host in HOSTS:
         values = sourced(out / host / "job.env", ["CS_DEVICE_TARGET", "CS_TORCH_BACKEND", "CS_TEST_SOURCED"])
         assert values == {"CS_DEVICE_TARGET": target, "CS_TORCH_BACKEND": "", "CS_TEST_SOURCED": env_script + " "}
         subprocess.run(["bash", "-n", str(out / host / "launch.sh")], check=True)
     launch = (out / "node1" / "launch.sh").read_text()
     assert "allgather_train.py" in launch
+    assert f"node rank 1, {ranks} worker(s)" in stdout
 
 
 def test_the_examples_read_what_job_env_sets():
