@@ -3,8 +3,8 @@
 # plain CPU nodes provisioned for acceptance (site.yml's firewall, ssh and openmpi roles),
 # RUNS acceptance runs on all 8 with nothing shaped (none may be condemned), then RUNS on
 # node1-node4 alone (an inventory of those 4) with node3's egress at a quarter of the others'
-# (node3 alone must be condemned every time). Brings the sandbox down at the end. Run it alone:
-#   /work/tools/sandbox-slot exclusive bench/acceptance_records.sh [RUNS (10)]
+# (node3 alone must be condemned every time). Brings the sandbox down at the end. Run it alone
+# on the machine (its verdicts read bandwidth): bench/acceptance_records.sh [RUNS (10)]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
