@@ -57,18 +57,12 @@ site: setup sources  ## The main job: sandbox without the ML volume or a route o
 	$(BIN)/ansible-playbook -i $(SANDBOX_INVENTORY) site.yml
 	$(BIN)/ansible-playbook -i $(SANDBOX_INVENTORY) playbooks/launch.yml -e @jobs/sample_msrun.yml
 
-# The unit tests and the scenarios' assets at once (the assets mostly wait on downloads), each
-# target's output printed whole when it ends; then the scenarios, with lint beside them at a low
-# priority: it has no timing of its own to upset and fills the time the scenarios wait on their
-# nodes. Its output follows the scenarios'.
+# The checks and the scenarios' assets at once (lint takes one core, the assets mostly wait on
+# downloads), each target's output printed whole when it ends; then the scenarios.
 test:  ## Everything CI runs: lint, unit tests, every Molecule scenario
 	$(MAKE) --no-print-directory setup
-	$(MAKE) --no-print-directory --jobs=2 --output-sync=target unit assets
-	@lint_log=$$(mktemp); \
-	nice -n 15 $(MAKE) --no-print-directory lint >"$$lint_log" 2>&1 & lint=$$!; \
-	$(MAKE) --no-print-directory molecule; molecule=$$?; \
-	wait "$$lint"; lint_rc=$$?; cat "$$lint_log"; rm -f "$$lint_log"; \
-	[ "$$molecule" -eq 0 ] && [ "$$lint_rc" -eq 0 ]
+	$(MAKE) --no-print-directory --jobs=3 --output-sync=target lint unit assets
+	$(MAKE) --no-print-directory molecule
 
 lint: venv  ## yamllint and ansible-lint (production profile)
 	$(phase_started)
