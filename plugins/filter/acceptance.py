@@ -6,12 +6,10 @@
     report: "{{ stage_report | cluster_suite.hpc.acceptance_finish(cluster_record, settings) }}"
     lines: "{{ report | cluster_suite.hpc.acceptance_table }}"
     warnings: "{{ hosts | cluster_suite.hpc.acceptance_tool_warnings(hostvars) }}"
-    problems: "{{ settings | cluster_suite.hpc.acceptance_settings_errors(host) }}"
 """
 from ansible.errors import AnsibleFilterError
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_judge as judge_logic
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_report
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_settings
 
 
 def acceptance_record(registered, stage, hosts, round_number, tool, ranks_per_node):
@@ -60,11 +58,6 @@ def acceptance_table(report):
     return acceptance_report.format_table(report)
 
 
-def acceptance_settings_errors(settings, host="controller"):
-    """Problems of the acceptance_* settings, each naming the host and the variable."""
-    return acceptance_settings.settings_errors(dict(settings), host)
-
-
 class FilterModule:
     def filters(self):
         return {
@@ -74,5 +67,4 @@ class FilterModule:
             "acceptance_judge": acceptance_judge,
             "acceptance_finish": acceptance_finish,
             "acceptance_table": acceptance_table,
-            "acceptance_settings_errors": acceptance_settings_errors,
         }

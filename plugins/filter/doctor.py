@@ -1,12 +1,10 @@
-"""Filters of role doctor over plugins/plugin_utils/doctor_report.py (the report) and doctor_settings.py.
+"""Filters of role doctor over plugins/plugin_utils/doctor_report.py (the report).
 
     report: "{{ groups['cluster'] | cluster_suite.hpc.doctor_report(hostvars, {'hosts': ..., 'master': ..., 'master_port': ..., 'clock_warn_ms': ..., 'clock_fail_ms': ...}) }}"
     lines: "{{ report | cluster_suite.hpc.doctor_table }}"
-    problems: "{{ settings | cluster_suite.hpc.doctor_settings_errors(master_host) }}"
 """
 from ansible.errors import AnsibleFilterError
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import doctor_report as report_logic
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import doctor_settings
 
 NODE_VARS = ("_doctor_expect", "_doctor_ping", "_doctor_listener", "_doctor_error") + tuple(
     report_logic.REGISTERED.values())
@@ -29,15 +27,9 @@ def doctor_table(report, max_columns=8):
     return report_logic.format_table(report, max_columns=max_columns)
 
 
-def doctor_settings_errors(settings, host="controller"):
-    """Problems of the doctor_* settings, each naming the host and the variable."""
-    return doctor_settings.settings_errors(dict(settings), host)
-
-
 class FilterModule:
     def filters(self):
         return {
             "doctor_report": doctor_report,
             "doctor_table": doctor_table,
-            "doctor_settings_errors": doctor_settings_errors,
         }

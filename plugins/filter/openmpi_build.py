@@ -1,6 +1,5 @@
 """Filters of the openmpi role (logic: plugins/plugin_utils/openmpi_build.py).
 
-    problems: "{{ settings | cluster_suite.hpc.openmpi_settings_errors(inventory_hostname) }}"
     key: "{{ ansible_facts | cluster_suite.hpc.openmpi_build_key(version, flags, sha256, prefix) }}"
     installed: "{{ marker_text | cluster_suite.hpc.openmpi_marker_key }}"
     plan: "{{ host_states | cluster_suite.hpc.openmpi_build_plan(cached_ids, strategy) }}"
@@ -15,10 +14,6 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import openmpi_build
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
-
-
-def openmpi_settings_errors(settings, host="controller"):
-    return openmpi_build.settings_errors(plain(settings), host)
 
 
 def openmpi_build_key(facts, version, flags, sha256, prefix):
@@ -64,7 +59,6 @@ def openmpi_private_dir_errors(stat_results, owner, var, host="controller"):
 class FilterModule:
     def filters(self):
         return {
-            "openmpi_settings_errors": openmpi_settings_errors,
             "openmpi_build_key": openmpi_build_key,
             "openmpi_marker_key": openmpi_marker_key,
             "openmpi_build_plan": openmpi_build_plan,

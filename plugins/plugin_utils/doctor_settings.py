@@ -4,7 +4,7 @@ import re
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
 
-_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 def _as_int(value):
@@ -66,7 +66,7 @@ def settings_errors(settings, host="controller"):
     if not isinstance(path, str) or not path.strip():
         errors.append("%s: doctor_report_path: must be a file path, got %r" % (host, path))
     frameworks = settings.get("doctor_frameworks", [])
-    if not isinstance(frameworks, list) or not all(isinstance(f, str) and _MODULE_NAME.match(f) for f in frameworks):
+    if not isinstance(frameworks, list) or not all(isinstance(f, str) and _MODULE_NAME.fullmatch(f) for f in frameworks):
         errors.append("%s: doctor_frameworks: must be a list of Python module names, got %r" % (host, frameworks))
     interfaces = settings.get("doctor_interfaces", [])
     if not isinstance(interfaces, list) or not all(isinstance(i, str) and i for i in interfaces):

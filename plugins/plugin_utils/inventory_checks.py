@@ -13,6 +13,7 @@ import ipaddress
 import re
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.shell_names import ENV_NAME, SHELL_NAME
 
 NODE_GROUPS = ("npu_nodes", "gpu_nodes", "cpu_nodes")
 NPU_MODELS = ("atlas800", "atlas800t_a2", "atlas900_a2_pod")
@@ -39,13 +40,6 @@ SOCKET_IFNAME = re.compile(r"\^?=?[A-Za-z0-9_.:@-]{1,15}(?:,[A-Za-z0-9_.:@-]{1,1
 NODE_PATH = re.compile(r"/[A-Za-z0-9_.+/-]*", re.ASCII)
 # A program: a bare command name (looked up in PATH on the node) or a NODE_PATH.
 COMMAND = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*|/[A-Za-z0-9_.+/-]*", re.ASCII)
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
-# Names the shell owns: read-only in bash (UID, EUID, PPID, SHELLOPTS, BASHOPTS), reset by it on
-# every command or read (_, RANDOM, LINENO, SECONDS, ...), or changing how every later line of a
-# sourced script is read (IFS) or what each new shell runs first (ENV, BASH_ENV).
-SHELL_NAME = re.compile(r"_|BASH|BASH_[A-Z_]*|BASHOPTS|SHELLOPTS|BASHPID|UID|EUID|PPID|GROUPS|RANDOM|SRANDOM|"
-                        r"LINENO|SECONDS|EPOCHSECONDS|EPOCHREALTIME|FUNCNAME|HISTCMD|DIRSTACK|PIPESTATUS|"
-                        r"OPTIND|OPTARG|IFS|ENV")
 # Control characters: never in a value that reaches a script, a command line or a file name.
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 CONTROL_NAMES = {"\x00": "NUL (\\x00)", "\n": "a newline (\\n)", "\r": "a carriage return (\\r)",

@@ -17,6 +17,7 @@ import re
 import yaml
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.shell_names import ENV_NAME, SHELL_NAME
 
 LAUNCHERS = ("msrun", "mpirun", "dynamic", "torchrun")
 NODE_GROUPS = (("npu_nodes", "npu"), ("gpu_nodes", "gpu"), ("cpu_nodes", "cpu"))
@@ -30,15 +31,10 @@ DEFAULT_PORTS = {"msrun": 8118, "dynamic": 8118, "torchrun": 29500, "mpirun": No
 LAUNCHER_MODULES = {"msrun": "mindspore", "dynamic": "mindspore", "torchrun": "torch", "mpirun": ""}
 # Every pattern is applied with fullmatch: `$` alone would accept a trailing newline.
 JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Variables the suite sets itself: a job may not override them through job_env (CS_* also tell
 # the ranks where to record their exit status).
 RESERVED_ENV = re.compile(r"CS_.*|MS_ROLE|MS_NODE_ID|MS_SCHED_HOST|MS_SCHED_PORT|MS_WORKER_NUM|"
                           r"RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|OMPI_.*")
-# Variables bash sets itself (read-only, or reset on every use): a job_env entry would not arrive.
-SHELL_ENV = re.compile(r"_|UID|EUID|PPID|SHELLOPTS|BASHOPTS|BASHPID|BASH_[A-Z_]*|BASH|FUNCNAME|GROUPS|RANDOM|"
-                       r"SRANDOM|SECONDS|LINENO|HISTCMD|DIRSTACK|PIPESTATUS|EPOCHSECONDS|EPOCHREALTIME|"
-                       r"OLDPWD|PWD|SHLVL|OPTIND|OPTARG|IFS|PS4")
 # job_env names whose values are secrets: written to a 0600 file by a no_log task, never shown.
 SECRET_ENV = re.compile(r".*(PASSWORD|PASSWD|TOKEN|SECRET|KEY).*", re.IGNORECASE)
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
@@ -380,7 +376,7 @@ def _check_env(job, where, errors):
             errors.append(f"{where}: job_env: {name!r} is not an environment variable name")
         elif RESERVED_ENV.fullmatch(name):
             errors.append(f"{where}: job_env: {name} is set by the launcher, not by the job")
-        elif SHELL_ENV.fullmatch(name):
+        elif SHELL_NAME.fullmatch(name):
             errors.append(f"{where}: job_env: {name} is a variable of bash itself (read-only or reset by "
                           f"the shell), it cannot reach the job")
         elif not _scalar(value):

@@ -8,6 +8,7 @@ the CANN layout found). Problems name the variable; the caller adds the host.
 import re
 
 from ansible_collections.cluster_suite.hpc.plugins.module_utils import socket_ifname
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.shell_names import ENV_NAME
 
 # variable -> (lowest, highest) of the integer settings.
 RANGES = {
@@ -20,8 +21,7 @@ RANGES = {
     "npu_env_hccl_whitelist_disable": (0, 1),
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-IFNAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
+IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
 
 
 def _text(value):
@@ -36,13 +36,13 @@ def settings_problems(settings):
         if name not in settings:
             continue
         value, (low, high) = settings[name], RANGES[name]
-        if isinstance(value, bool) or not re.match(r"^[0-9]+$", _text(value)) or not low <= int(_text(value)) <= high:
+        if isinstance(value, bool) or not re.fullmatch(r"[0-9]+", _text(value)) or not low <= int(_text(value)) <= high:
             problems.append(f"{name} {_text(value)} is not an integer from {low} to {high}")
     level = settings.get("npu_env_device_log_level") or ""
     if len(level) > 0 and level not in LOG_LEVELS:
         problems.append(f"npu_env_device_log_level {level} is not one of {', '.join(LOG_LEVELS)} (or empty)")
     for name in list(settings.get("npu_env_extra") or {}):
-        if not ENV_NAME.match(str(name)):
+        if not ENV_NAME.fullmatch(str(name)):
             problems.append(f"npu_env_extra: {name} is not an environment variable name")
     return problems
 
@@ -85,7 +85,7 @@ def node_problems(settings, node):
             continue
         exclude, exact, names = socket_ifname.parse(value)
         for ifname in names:
-            if not IFNAME.match(ifname):
+            if not IFNAME.fullmatch(ifname):
                 problems.append(f"{name} {value}: {ifname or 'an empty name'} is not an interface name")
             elif exclude:
                 continue

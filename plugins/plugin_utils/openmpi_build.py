@@ -14,8 +14,8 @@ import json
 import posixpath
 import re
 
-VERSION = re.compile(r"^4\.\d+\.\d+$")
-SHA256 = re.compile(r"^[0-9a-f]{64}$")
+VERSION = re.compile(r"4\.\d+\.\d+")
+SHA256 = re.compile(r"[0-9a-f]{64}")
 TARBALL_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 STRATEGIES = ("once", "every_node")
 # Directories the role would wipe on a reinstall if they were the prefix: refuse them.
@@ -45,7 +45,7 @@ def settings_errors(settings, host="controller"):
         errors.append(f"{host}: {var}: {text}")
 
     version = settings.get("openmpi_version")
-    if not isinstance(version, str) or not VERSION.match(version):
+    if not isinstance(version, str) or not VERSION.fullmatch(version):
         err("openmpi_version", f"{version!r} does not look like an OpenMPI 4.x release "
             f"(4.MINOR.PATCH, e.g. 4.1.4 or 4.0.3); quote it in YAML")
 
@@ -69,7 +69,7 @@ def settings_errors(settings, host="controller"):
                 f"(for the sandbox: run sandbox/fetch-openmpi-source.sh)")
 
     sha = settings.get("openmpi_source_sha256")
-    if not isinstance(sha, str) or not SHA256.match(sha.lower()):
+    if not isinstance(sha, str) or not SHA256.fullmatch(sha.lower()):
         err("openmpi_source_sha256", f"{sha!r} is not a sha256 (64 hexadecimal characters)")
 
     prefix = settings.get("openmpi_prefix")
