@@ -6,7 +6,7 @@ import copy
 from collections.abc import Mapping
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.device_plan_ipv4 import (
-    ALL_ONES, cidr, format_ipv4, is_unicast, parse_ipv4, parse_netmask, prefix_mask,
+    ALL_ONES, cidr, format_ipv4, is_unicast, netmask_problem, parse_ipv4, prefix_mask,
 )
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.device_plan_rules import (
     ATLAS800_POSITIONS, DEFAULT_DEVICE_COUNT, MODEL_RULES, PlanError, count_for, device_count_problem,
@@ -133,14 +133,11 @@ def _read_layout(rules, settings, problems):
     """Read and check the compact settings; return a _Layout, or None after reporting."""
     before = len(problems)
     netmask = settings.get("netmask")
-    prefix = parse_netmask(netmask)
+    prefix, problem = netmask_problem(netmask, f"{INVENTORY_PREFIX}netmask")
     if netmask is None:
         problems.append(f"{INVENTORY_PREFIX}netmask is required")
-    elif prefix is None:
-        problems.append(
-            f"{INVENTORY_PREFIX}netmask {netmask} is not a valid contiguous netmask "
-            f"from 255.0.0.0 to 255.255.255.252"
-        )
+    elif problem:
+        problems.append(problem)
     networks = _read_networks(rules, settings.get("base"), prefix, problems)
     host_start = _int_setting(settings, "host_start", None, 1, problems)
     host_step = _int_setting(settings, "host_step", DEFAULT_HOST_STEP, 1, problems)

@@ -56,6 +56,16 @@ def _netmask_prefix(text):
     return prefix if MIN_PREFIX <= prefix <= MAX_PREFIX else None
 
 
+def netmask_problem(netmask, subject="netmask"):
+    """(prefix length or None, what is wrong with the netmask or None): the one netmask rule of
+    the compact settings and of the plan's entries. A missing netmask is for the caller to name."""
+    prefix = parse_netmask(netmask)
+    if netmask is not None and prefix is None:
+        return None, (f"{subject} {netmask} is not a valid contiguous netmask "
+                      f"from {format_ipv4(prefix_mask(MIN_PREFIX))} to {format_ipv4(prefix_mask(MAX_PREFIX))}")
+    return prefix, None
+
+
 def prefix_mask(prefix):
     return ALL_ONES << (32 - prefix) & ALL_ONES
 

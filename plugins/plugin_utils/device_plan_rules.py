@@ -5,7 +5,7 @@ import collections
 from collections.abc import Mapping
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.device_plan_ipv4 import (
-    ALL_ONES, cidr, format_ipv4, is_unicast, parse_ipv4, parse_netmask, prefix_mask,
+    ALL_ONES, cidr, format_ipv4, is_unicast, netmask_problem, parse_ipv4, prefix_mask,
 )
 
 ATLAS800 = "atlas800"
@@ -169,18 +169,15 @@ def _check_addresses(where, entry, problems):
     address = entry.get("address")
     netmask = entry.get("netmask")
     value = parse_ipv4(address)
-    prefix = parse_netmask(netmask)
+    prefix, problem = netmask_problem(netmask, f"{where}: address {address}: netmask")
     if address is None:
         problems.append(f"{where}: no address [entry]")
     elif value is None:
         problems.append(f"{where}: address {address} is not a valid dotted IPv4 address [ipv4]")
     if netmask is None:
         problems.append(f"{where}: address {address}: no netmask [entry]")
-    elif prefix is None:
-        problems.append(
-            f"{where}: address {address}: netmask {netmask} is not a valid contiguous netmask "
-            f"from 255.0.0.0 to 255.255.255.252 [netmask]"
-        )
+    elif problem:
+        problems.append(problem + " [netmask]")
     gateway = _check_optional_address(where, entry, "gateway", problems)
     detect = _check_optional_address(where, entry, "detect", problems)
     if value is None:
