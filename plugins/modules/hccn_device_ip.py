@@ -162,49 +162,21 @@ import os
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cluster_suite.hpc.plugins.module_utils.hccn_output import (
-    parse_gateway,
-    parse_hccn_conf,
-    parse_ip,
-    parse_netdetect,
-    render_hccn_conf,
-)
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.hccn_output import parse_hccn_conf, render_hccn_conf
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.hccn_tool import HccnError, HccnTool
 
 CONF_NAMES = (("address", "address"), ("netmask", "netmask"), ("gateway", "gateway"), ("detect", "netdetect"))
 
 
-class HccnError(Exception):
-    """hccn_tool failed; the message names the command line and its output."""
-
-
-class Tool:
-    def __init__(self, module, path):
-        self.module = module
-        self.path = path
-
-    def argv(self, device, *args):
-        return [self.path, "-i", str(device)] + list(args)
-
-    def run(self, device, *args):
-        argv = self.argv(device, *args)
-        rc, out, err = self.module.run_command(argv)
-        if rc != 0:
-            raise HccnError("%s failed (rc %d): %s" % (" ".join(argv), rc, (err or out).strip()))
-        return out
-
-    def read(self, entry):
-        """What the device reports for the settings the entry names."""
-        device = entry["device"]
-        state = {"address": None, "netmask": None}
-        try:
-            state.update(parse_ip(self.run(device, "-ip", "-g")))
-        except HccnError:
-            pass  # no address configured: hccn_tool -ip -g fails
-        if entry.get("gateway"):
-            state["gateway"] = parse_gateway(self.run(device, "-gateway", "-g"))["gateway"]
-        if entry.get("detect"):
-            state["detect"] = parse_netdetect(self.run(device, "-netdetect", "-g"))
-        return state
+def read_entry(tool, entry):
+    """What the device reports for the settings the entry names."""
+    device = entry["device"]
+    state = dict(tool.ip(device))
+    if entry.get("gateway"):
+        state["gateway"] = tool.gateway(device)
+    if entry.get("detect"):
+        state["detect"] = tool.detect(device)
+    return state
 
 
 def check_devices(devices):
@@ -331,11 +303,11 @@ def main():
     path = params["hccn_tool"]
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         module.fail_json(msg="hccn_tool not found or not executable at %s (is the Ascend driver installed?)" % path)
-    tool = Tool(module, path)
+    tool = HccnTool(module, path)
     conf_original = read_conf(module, params["hccn_conf"]) if params["manage_conf"] else ""
 
     try:
-        before = {entry["device"]: tool.read(entry) for entry in devices}
+        before = {entry["device"]: read_entry(tool, entry) for entry in devices}
     except (HccnError, ValueError) as error:
         module.fail_json(msg=str(error))
 
@@ -416,7 +388,7 @@ def main():
         for item in changed_devices:
             entry = next(entry for entry in devices if entry["device"] == item["device"])
             try:
-                now = tool.read(entry)
+                now = read_entry(tool, entry)
             except (HccnError, ValueError) as error:
                 mismatches.append("device %d: %s" % (item["device"], error))
                 continue

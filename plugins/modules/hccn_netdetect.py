@@ -228,41 +228,8 @@ detect_before:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cluster_suite.hpc.plugins.module_utils.hccn_output import parse_ip, parse_link, parse_net_health, parse_netdetect
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.hccn_tool import HccnError, HccnTool
 from ansible_collections.cluster_suite.hpc.plugins.module_utils.netdetect import describe, observe, parse_pairs, run_tests, summarize
-
-
-class HccnTool:
-    """hccn_tool calls for the netdetect functions; failures raise RuntimeError/ValueError."""
-
-    def __init__(self, module, path):
-        self.module = module
-        self.path = path
-
-    def run(self, device, *args):
-        argv = [self.path, "-i", str(device)] + list(args)
-        rc, out, err = self.module.run_command(argv)
-        if rc != 0:
-            raise RuntimeError("%s failed (rc %d): %s" % (" ".join(argv), rc, (err or out).strip()))
-        return out
-
-    def address(self, device):
-        try:
-            return parse_ip(self.run(device, "-ip", "-g"))["address"]
-        except RuntimeError:
-            return None  # hccn_tool fails when the device has no address
-
-    def detect(self, device):
-        return parse_netdetect(self.run(device, "-netdetect", "-g"))
-
-    def set_detect(self, device, target):
-        self.run(device, "-netdetect", "-s", "address", target)
-
-    def health(self, device):
-        return parse_net_health(self.run(device, "-net_health", "-g"))
-
-    def link(self, device):
-        return parse_link(self.run(device, "-link", "-g"))
 
 
 def main():
@@ -304,7 +271,7 @@ def main():
         if targets:
             try:
                 detect_before[device] = tool.detect(device)
-            except (RuntimeError, ValueError):
+            except (HccnError, ValueError):
                 detect_before[device] = None
     if module.check_mode:
         results = observe(pairs, tool, labels)
