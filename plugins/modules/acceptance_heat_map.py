@@ -34,15 +34,13 @@ options:
       - By default 24, smaller for more than 32 nodes so that the grid stays near 768 pixels.
     type: int
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: Reports whether the file would change, and writes nothing.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -93,15 +93,13 @@ options:
     type: float
     default: 60
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: The module only reads, so it runs in check mode as well.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 requirements:
   - C(ip) from iproute2 (JSON output, C(ip -j)).
 seealso:

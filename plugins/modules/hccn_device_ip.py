@@ -72,7 +72,7 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
@@ -80,8 +80,6 @@ attributes:
   diff_mode:
     support: full
     details: Shows the devices' settings and O(hccn_conf) before and after.
-  platform:
-    platforms: posix
 notes:
   - Needs root on a real node (hccn_tool does); use C(become).
 seealso:

@@ -74,7 +74,7 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
@@ -85,8 +85,6 @@ attributes:
         detect address is that target and the health is C(Success).
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 notes:
   - Needs root on a real node (hccn_tool does); use C(become).
   - A device answers C(Unreachable) for a target outside its own subnet.

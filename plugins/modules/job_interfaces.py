@@ -43,14 +43,12 @@ options:
     type: dict
     default: {}
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

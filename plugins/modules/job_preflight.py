@@ -99,14 +99,12 @@ options:
     type: str
     default: ""
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
-  platform:
-    platforms: posix
     details: Linux (C(/proc), C(ip)). Run it as the training user (become_user).
 """
 

@@ -44,15 +44,13 @@ options:
     type: float
     default: 10
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: In check mode O(state=stopped) only reports what it would stop.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
     details: Linux C(/proc) is read. Run it as the job's user (become_user), who can read its own processes' environment; root without CAP_SYS_PTRACE (containers) cannot.
 """
 

@@ -37,15 +37,13 @@ options:
     type: float
     default: 30
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: It only reads; in check mode it dumps as well.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
     details: Linux C(/proc) is read.
 """
 

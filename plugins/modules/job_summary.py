@@ -93,15 +93,13 @@ options:
     description: The node whose archive O(archive) is (the folder name under O(log_root)).
     type: str
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: In check mode the summary is computed but not written; an archive is read but not unpacked.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -57,14 +57,12 @@ options:
     type: str
     default: run/logs.tar.gz
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
-  platform:
-    platforms: posix
     details: Run it as the training user (become_user).
 """
 

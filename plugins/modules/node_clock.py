@@ -22,14 +22,12 @@ options:
     type: int
     default: 5
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

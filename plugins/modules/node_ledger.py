@@ -83,15 +83,13 @@ options:
       - Unset, every finding is recorded.
     type: int
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: Computes the result and writes nothing.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -51,15 +51,13 @@ options:
     elements: str
     default: []
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: Reports what would be written or removed, and changes nothing.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 notes:
   - The logic lives in C(plugins/module_utils/rendered_files.py).
 seealso:

@@ -79,15 +79,13 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: The check only logs in and runs C(true), so it runs in check mode as well.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
 requirements:
   - OpenSSH client (C(ssh)) on the node the task runs on.
 seealso:

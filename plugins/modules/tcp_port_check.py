@@ -72,15 +72,13 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
-  - action_common_attributes
+  - cluster_suite.hpc.attributes
 attributes:
   check_mode:
     support: full
     details: The probe only opens and closes a socket, so it runs in check mode as well.
   diff_mode:
     support: none
-  platform:
-    platforms: posix
     details: Naming the process holding a busy port needs Linux C(/proc).
 notes:
   - IPv6 literals are given without brackets, for example V(::1).
