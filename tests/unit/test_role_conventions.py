@@ -1,0 +1,52 @@
+"""The conventions docs/architecture.md states for roles, checked on the roles themselves: a role
+that reads a value of role cluster (cluster_*) lists cluster under dependencies in meta/main.yml,
+so that the value has its home and its default wherever the role runs."""
+import os
+import re
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROLES = os.path.join(ROOT, "roles")
+# A value of role cluster: cluster_<name>, not the collection's name (cluster_suite) nor a filter or
+# module of it (cluster_suite.hpc.cluster_inventory_problems).
+SHARED = re.compile(r"(?<![\w.])cluster_(?!suite\b)[a-z_]+")
+# Role validate_inventory reads the inventory as it is, before any role's defaults apply.
+NOT_READERS = {"cluster", "validate_inventory"}
+
+
+def role_text(role):
+    """Tasks, templates, defaults, vars and handlers of a role, without YAML comment lines."""
+    text = []
+    for folder in ("tasks", "templates", "defaults", "vars", "handlers"):
+        path = os.path.join(ROLES, role, folder)
+        for name in sorted(os.listdir(path)) if os.path.isdir(path) else []:
+            with open(os.path.join(path, name), encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+            if name.endswith(".yml"):
+                lines = [line for line in lines if not line.lstrip().startswith("#")]
+            text.extend(lines)
+    return "\n".join(text)
+
+
+def dependencies(role):
+    with open(os.path.join(ROLES, role, "meta", "main.yml"), encoding="utf-8") as handle:
+        meta = yaml.safe_load(handle) or {}
+    return [item["role"] if isinstance(item, dict) else item for item in meta.get("dependencies") or []]
+
+
+def readers_without_dependency():
+    return sorted(role for role in os.listdir(ROLES) if role not in NOT_READERS and SHARED.search(role_text(role))
+                  and "cluster_suite.hpc.cluster" not in dependencies(role))
+
+
+def test_every_reader_of_a_shared_value_depends_on_cluster():
+    assert readers_without_dependency() == []
+    # The rule has something to hold for: most roles read a shared value.
+    assert sum(1 for role in os.listdir(ROLES) if SHARED.search(role_text(role))) >= 8
+
+
+def test_a_reader_without_the_dependency_is_caught(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "dependencies", lambda role: [])
+    assert "openmpi" in readers_without_dependency() and "ssh_trust" in readers_without_dependency()
