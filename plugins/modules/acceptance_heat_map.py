@@ -34,6 +34,7 @@ options:
       - By default 24, smaller for more than 32 nodes so that the grid stays near 768 pixels.
     type: int
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -93,6 +93,7 @@ options:
     type: float
     default: 60
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -72,6 +72,7 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -43,6 +43,7 @@ options:
     type: dict
     default: {}
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

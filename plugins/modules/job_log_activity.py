@@ -18,6 +18,7 @@ options:
     type: path
     required: true
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -99,6 +99,7 @@ options:
     type: str
     default: ""
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -44,6 +44,7 @@ options:
     type: float
     default: 10
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -37,6 +37,7 @@ options:
     type: float
     default: 30
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -93,6 +93,7 @@ options:
     description: The node whose archive O(archive) is (the folder name under O(log_root)).
     type: str
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -57,6 +57,7 @@ options:
     type: str
     default: run/logs.tar.gz
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

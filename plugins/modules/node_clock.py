@@ -22,6 +22,7 @@ options:
     type: int
     default: 5
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

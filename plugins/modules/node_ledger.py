@@ -83,6 +83,7 @@ options:
       - Unset, every finding is recorded.
     type: int
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

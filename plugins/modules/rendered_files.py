@@ -51,6 +51,7 @@ options:
     elements: str
     default: []
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

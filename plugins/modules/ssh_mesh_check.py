@@ -79,6 +79,7 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - action_common_attributes
   - cluster_suite.hpc.attributes
 attributes:
   check_mode:

@@ -5,11 +5,11 @@ import ipaddress
 import re
 from collections import Counter
 
+from ansible_collections.cluster_suite.hpc.plugins.module_utils import socket_ifname
 from ansible_collections.cluster_suite.hpc.plugins.module_utils.netdetect import is_ipv4
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor_checks import (
     join_items, node_addresses, not_checked_reason, shorten)
 
-_IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
 
 
 # --- names and addresses ----------------------------------------------------------------------
@@ -177,7 +177,7 @@ def interface_problems(variable, value, interfaces):
                     for info in interfaces.values() for cidr in info.get("ipv4") or []):
                 problems.append("%s %s: no address of this node is in %s" % (variable, value, item))
             continue
-        if not _IFNAME.fullmatch(item):
+        if not socket_ifname.NAME.fullmatch(item):
             problems.append("%s %s: %r is not an interface name" % (variable, value, item))
         elif openmpi:
             if variable.endswith("if_include") and item not in interfaces:

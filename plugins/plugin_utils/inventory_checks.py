@@ -12,6 +12,7 @@ import difflib
 import ipaddress
 import re
 
+from ansible_collections.cluster_suite.hpc.plugins.module_utils import socket_ifname
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.shell_names import ENV_NAME, SHELL_NAME
 
@@ -29,7 +30,7 @@ HOST_NAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z
 # Inventory names end up in scripts (CS_HOST, comments), hostfiles and /etc/hosts.
 INVENTORY_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}", re.ASCII)
 # A network interface name (as role npu_env reads them; Linux allows at most 15 characters).
-IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}", re.ASCII)
+IFNAME = socket_ifname.NAME
 # A cluster name (ssh_trust_cluster_name): it names a directory and the key comment.
 CLUSTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*", re.ASCII)
 # HCCL_SOCKET_IFNAME / NCCL_SOCKET_IFNAME: optional ^ (exclude) and = (exact), then names.

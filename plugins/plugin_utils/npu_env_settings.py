@@ -21,7 +21,6 @@ RANGES = {
     "npu_env_hccl_whitelist_disable": (0, 1),
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
-IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
 
 
 def _text(value):
@@ -85,7 +84,7 @@ def node_problems(settings, node):
             continue
         exclude, exact, names = socket_ifname.parse(value)
         for ifname in names:
-            if not IFNAME.fullmatch(ifname):
+            if not socket_ifname.NAME.fullmatch(ifname):
                 problems.append(f"{name} {value}: {ifname or 'an empty name'} is not an interface name")
             elif exclude:
                 continue
