@@ -19,8 +19,10 @@ Thresholds are relative to the cluster's own median, so they hold on any hardwar
 - pairs: each node's figure is the best of its pairs (a node whose every link is slow is the
   slow one; a single slow link spoils one pair, not the node), the reference is the median of
   those node figures (one slow node spoils N-1 pairs but not this median); a node under
-  slow_ratio x reference is slow, a pair under it is slow (explained by its slow node, or a slow
-  link when both nodes are fine elsewhere);
+  slow_ratio x reference is slow, and so is a pair of it (explained by its slow node). A pair of
+  nodes fine elsewhere is a slow link only under slow_ratio x the median of every pair's first
+  sample: one pair is compared with the typical pair, not with the nodes' best pairs (the best
+  of N-1 noisy pairs is above the typical one wherever pairs vary);
 - the whole cluster: a ring of many nodes reaches less than one pair does, so it is compared
   with the pair reference at the laxer cluster_slow_ratio.
 Optionally `expected` gives a floor per hardware model and message size ({model: {size: GB/s}},
@@ -167,6 +169,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
     pair_reference = _median(max((pair["measured"]["first"] for pair in members
                                   if pair["measured"]["first"] is not None), default=None)
                              for members in per_node.values())
+    link_reference = _median(pair["measured"]["first"] for pair in pairs)
     # A node's figure is its best pair; a slow one, once measured again, the best of those measured again.
     required = int(settings["samples"])
     best_pair = {}
@@ -235,9 +238,12 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
         line = None
         if pair["status"] == "broken":
             what, why = "broken", pair["reason"]
-        elif pair_reference and pair["busbw"] < ratio * pair_reference:
+        elif bad_nodes and pair_reference and pair["busbw"] < ratio * pair_reference:
             what, why, line = "slow", f"{pair['busbw']:.4g} GB/s is {pair['ratio']} of the cluster's {pair_reference:.4g} GB/s", \
                 ratio * pair_reference
+        elif link_reference and pair["busbw"] < ratio * link_reference:
+            what, why, line = "slow", (f"{pair['busbw']:.4g} GB/s is {_ratio(pair['busbw'], link_reference)} of the pairs' "
+                                       f"median {link_reference:.4g} GB/s"), ratio * link_reference
         elif floor is not None and pair["busbw"] < floor:
             what, why, line = "slow", f"{pair['busbw']:.4g} GB/s is under the expected {floor:.4g} GB/s at {pair['size']} bytes", \
                 floor
@@ -274,7 +280,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
     return {
         "size": next((pair["size"] for pair in pairs if pair["size"]), None)
         or next((result["size"] for result in intra.values() if result["size"]), None),
-        "reference": {"intra_busbw": intra_reference, "pair_busbw": pair_reference},
+        "reference": {"intra_busbw": intra_reference, "pair_busbw": pair_reference, "link_busbw": link_reference},
         "settings": {"slow_ratio": ratio, "intra_slow_ratio": intra_ratio, "cluster_slow_ratio": float(settings["cluster_slow_ratio"]),
                      "timeout": settings["timeout"], "samples": int(settings["samples"]),
                      "spread_limit": float(settings["spread_limit"])},
