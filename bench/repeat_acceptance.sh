@@ -26,7 +26,7 @@ echo "# bench/repeat_acceptance.sh $runs $slow $* on $nodes nodes ($([ "$slow" =
 echo "# ${SANDBOX_DESCRIPTION:-sandbox: $nodes nodes}; the suite's MPI allreduce probe, acceptance's shipped defaults unless given above"
 echo "# machine: $(nproc) CPUs, $(free -g | awk '/^Mem:/ {print $2}') GiB, kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg) before"
 echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo ' (with changes)'); date: $(date -u +%F)"
-echo "# columns: run N, start (UTC), seconds, ansible-playbook exit status, condemned nodes (slow, broken), inconclusive nodes, what was measured again, the samples (GB/s) of each test measured again"
+echo "# columns: run N, start (UTC), seconds, ansible-playbook exit status, condemned nodes (slow, broken), inconclusive nodes, what was measured again (own tests, suspect pairs, control pairs beside them), the samples (GB/s) of each test measured again (a pair's followed by each sample over the pairs beside it)"
 expected=$([ "$slow" = - ] && echo none || echo "$slow")
 as_expected=0
 for n in $(seq 1 "$runs"); do
@@ -46,12 +46,15 @@ again = report.get("measured_again") or {}
 def text(values):
     return "[" + ",".join("broke" if v is None else "%.4g" % v for v in values) + "]"
 samples = ["%s-own%s" % (r["node"], text(r["intra_samples"])) for r in report["nodes"] if len(r.get("intra_samples") or []) > 1]
-samples += ["%s%s" % ("-".join(p["pair"]), text(p["samples"])) for p in report["pairs"] if len(p.get("samples") or []) > 1]
+samples += ["%s%s%s" % ("-".join(p["pair"]), text(p["samples"]),
+                        "/beside" + text(p["beside"]) if any(v is not None for v in p.get("beside") or []) else "")
+            for p in report["pairs"] if len(p.get("samples") or []) > 1]
 names = lambda xs: ",".join(xs) or "none"
-print("condemned=%s inconclusive=%s again=own:%s;pairs:%s whole=%s samples: %s" % (
+controls = again.get("controls") or []
+print("condemned=%s inconclusive=%s again=own:%s;pairs:%s;controls:%s whole=%s samples: %s" % (
     names(s["slow_nodes"] + s["broken_nodes"]), names(s.get("inconclusive_nodes", [])), names(again.get("intra", [])),
-    names(["-".join(p) for r in again.get("rounds", []) for p in r]), report["cluster"]["status"],
-    " ".join(samples) or "-"))
+    names(["-".join(p) for r in again.get("rounds", []) for p in r if p not in controls]),
+    names(["-".join(p) for p in controls]), report["cluster"]["status"], " ".join(samples) or "-"))
 PY
 )
   echo "run $n $start $(( $(date +%s) - t0 ))s rc=$rc $line"

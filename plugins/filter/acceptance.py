@@ -1,7 +1,7 @@
 """Filters of role acceptance over plugins/plugin_utils/acceptance_*.py.
 
     record: "{{ registered | cluster_suite.hpc.acceptance_record('pair', [a, b], round, tool, ranks_per_node) }}"
-    samples: "{{ registered_loop.results | cluster_suite.hpc.acceptance_samples('pair', [a, b], None, tool, ranks) }}"
+    samples: "{{ registered_loop.results | cluster_suite.hpc.acceptance_samples('pair', [a, b], tool, ranks, 'again-1') }}"
     stage report: "{{ hosts | cluster_suite.hpc.acceptance_judge(hostvars, settings) }}"
     report: "{{ stage_report | cluster_suite.hpc.acceptance_finish(cluster_record, settings) }}"
     lines: "{{ report | cluster_suite.hpc.acceptance_table }}"
@@ -18,9 +18,10 @@ def acceptance_record(registered, stage, hosts, round_number, tool, ranks_per_no
                                           int(ranks_per_node))
 
 
-def acceptance_samples(results, stage, hosts, round_number, tool, ranks_per_node):
-    """Test records from a registered loop over samples (loop_var _acceptance_sample), skipped ones left out."""
-    return [judge_logic.record_from_result(dict(result), stage, list(hosts), round_number, tool, int(ranks_per_node),
+def acceptance_samples(results, stage, hosts, tool, ranks_per_node, round_name=None):
+    """Test records from a registered loop over samples (loop_var _acceptance_sample), skipped ones
+    left out; round_name names the round measured again (its pairs ran side by side)."""
+    return [judge_logic.record_from_result(dict(result), stage, list(hosts), round_name, tool, int(ranks_per_node),
                                            result["_acceptance_sample"])
             for result in results if not result.get("skipped")]
 

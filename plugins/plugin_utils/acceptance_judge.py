@@ -4,7 +4,9 @@ inconclusive, with the reason and the numbers, and the healthy nodes a job can u
 A test record (one mpirun of a bandwidth tool, made by role acceptance) is
 {"stage": "intra"|"pair"|"cluster", "hosts": [...], "round": int or None, "tool": "probe"|
 "nccl_tests"|"hccl_test", "ranks": int, "rc": int, "stdout": str, "stderr": str, "seconds": float,
-"sample": int (1 for the first measurement of a test, 2... for its measurements again)}.
+"sample": int (1 for the first measurement of a test, 2... for its measurements again)}. The
+pairs of one round ran at once: the first pass's rounds are numbered, a round measured again is
+"again-N", its samples run side by side.
 
 Confirm before condemning: a node or pair that the first samples would judge slow or broken is a
 suspect (the report's "remeasure" lists its tests), measured again until it has `samples`
@@ -13,6 +15,13 @@ condemned only when most of its samples are slow. Samples on both sides of the s
 spread wider than `spread_limit` (the largest over the smallest), or of which some broke and
 some ran, make the verdict inconclusive: named in the report with its samples, never slow,
 nobody left out for it. Samples all under the line agree, however far apart.
+
+Beside each round of suspect pairs measured again run control pairs (up to CONTROL_PAIRS pairs
+of nodes judged ok, in none of the round's pairs): every sample of a pair then has pairs
+measured at the same time beside it, and a pair whose every sample has them is judged on its
+samples over the median of those beside it ("beside" in the report), against the same ratio.
+What slows every pair of a round alike (a busy machine, shared cores, a congested switch) then
+condemns nobody; what slows one pair or node does.
 
 Thresholds are relative to the cluster's own median, so they hold on any hardware:
 - intra-node: a node is slow when its figure is under intra_slow_ratio x the median of all nodes';
@@ -40,6 +49,8 @@ TIMEOUT_CODES = (124, 137)
 CONDEMNED = ("slow", "broken")
 DEFAULTS = {"slow_ratio": 0.6, "intra_slow_ratio": 0.5, "cluster_slow_ratio": 0.25, "size": 0, "timeout": 60,
             "expected": {}, "models": {}, "samples": 3, "spread_limit": 2.0}
+# Control pairs measured beside each round of suspect pairs (see above).
+CONTROL_PAIRS = 3
 
 
 def measure(record, size=0):
@@ -90,18 +101,26 @@ def _floor(pair, settings, size):
     return min(floors) if floors else None
 
 
-def _sampled(records, settings, size):
+def _sampled(records, settings, size, beside=None):
     """One test's samples (its records, first sample first) as one result: "ran" with the median
-    of the samples, "broken" when every sample broke, "mixed" when some broke and some ran."""
+    of the samples, "broken" when every sample broke, "mixed" when some broke and some ran;
+    "beside": each sample over the median of the pairs measured at the same time (None where
+    none was), from `beside` ({(round, sample): [(hosts, busbw)]})."""
     records = sorted(records, key=lambda record: int(record.get("sample") or 1))
     results = [measure({**record, "timeout": settings["timeout"]}, size) for record in records]
+    relative = []
+    for record, result in zip(records, results):
+        others = _median(busbw for hosts, busbw in (beside or {}).get(_moment(record), [])
+                         if hosts != tuple(record["hosts"]))
+        relative.append(round(result["busbw"] / others, 3) if result["status"] == "ran" and others else None)
     values = [result["busbw"] for result in results if result["status"] == "ran"]
     broken = [result for result in results if result["status"] == "broken"]
     spread = round(max(values) / min(values), 2) if len(values) > 1 and min(values) > 0 else None
     sampled = {"samples": [result["busbw"] if result["status"] == "ran" else None for result in results],
                "first": results[0]["busbw"] if results[0]["status"] == "ran" else None,
                "spread": spread, "size": next((r["size"] for r in results if r["size"]), None),
-               "seconds": records[0].get("seconds"), "busbw": _median(values), "reason": ""}
+               "seconds": records[0].get("seconds"), "busbw": _median(values), "reason": "",
+               "beside": relative}
     if not broken:
         sampled["status"] = "ran"
     elif not values:
@@ -112,22 +131,50 @@ def _sampled(records, settings, size):
     return sampled
 
 
+def _moment(record):
+    """The round and sample a test ran in: the tests of one moment ran side by side."""
+    return (record.get("round"), int(record.get("sample") or 1))
+
+
+def _beside(records, settings, size):
+    """{(round, sample): [(hosts, busbw)]} of the pair tests that ran."""
+    moments = {}
+    for record in records:
+        result = measure({**record, "timeout": settings["timeout"]}, size)
+        if result["status"] == "ran":
+            moments.setdefault(_moment(record), []).append((tuple(record["hosts"]), result["busbw"]))
+    return moments
+
+
 def _samples_text(values):
     return "[" + ", ".join("broke" if value is None else f"{value:.4g}" for value in values) + "]"
 
 
-def _confirm(sampled, settings, what, line=None):
+def _confirm(sampled, settings, what, line=None, ratio=None):
     """The verdict of a test that would be judged slow (its median under `line` GB/s) or broken:
     "suspect" before it has `samples` samples (it is measured again); "inconclusive" when some
     broke and some ran, or when some sample reached `line` and the samples spread wider than
     `spread_limit` (samples all under the line agree it is slow, however far apart); else `what`
-    ("slow" or "broken"); with the reason's tail."""
+    ("slow" or "broken"); with the reason's tail. Given `ratio`, a slow test whose every sample
+    had pairs beside it is judged the same way on its samples over theirs, and is "ok" (cleared)
+    when their median is not under `ratio`."""
     count = len(sampled["samples"])
     if count < int(settings["samples"]):
         return "suspect", f"{count} sample(s), measured again before any verdict"
     if sampled["status"] == "mixed":
         return "inconclusive", sampled["reason"]
     limit = float(settings["spread_limit"])
+    beside = sampled.get("beside") or []
+    if what == "slow" and ratio is not None and beside and None not in beside:
+        median = _median(beside)
+        text = (f"samples {_samples_text(sampled['samples'])} GB/s, {_samples_text(beside)} of the pairs measured "
+                f"beside them (median {median:.3g}")
+        if median >= ratio:
+            return "ok", f"{text}, not under {ratio}): like the pairs beside it"
+        spread = round(max(beside) / min(beside), 2) if min(beside) > 0 else None
+        if max(beside) >= ratio and spread is not None and spread > limit:
+            return "inconclusive", f"{text}) spread {spread}x, wider than {limit}x: too noisy to tell"
+        return "slow", f"{text}, under {ratio})"
     reached = line is not None and any(value is not None and value >= line for value in sampled["samples"])
     if what == "slow" and reached and sampled["spread"] is not None and sampled["spread"] > limit:
         return "inconclusive", (f"samples {_samples_text(sampled['samples'])} GB/s spread {sampled['spread']}x, "
@@ -156,15 +203,16 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
     grouped = {}
     for record in pair_records:
         grouped.setdefault(tuple(record["hosts"]), []).append(record)
+    beside = _beside(pair_records, settings, size)
     pairs = []
     for hosts, records in grouped.items():
-        result = _sampled(records, settings, size)
+        result = _sampled(records, settings, size, beside)
         first = min(records, key=lambda record: int(record.get("sample") or 1))
         pairs.append({"pair": list(hosts), "round": first.get("round"),
                       "status": {"mixed": "inconclusive"}.get(result["status"], result["status"]),
                       "measured": result, "reason": result["reason"], "busbw": result["busbw"],
                       "size": result["size"], "seconds": result["seconds"], "samples": result["samples"],
-                      "spread": result["spread"]})
+                      "spread": result["spread"], "beside": result["beside"]})
     per_node = {node: [pair for pair in pairs if node in pair["pair"]] for node in nodes}
     pair_reference = _median(max((pair["measured"]["first"] for pair in members
                                   if pair["measured"]["first"] is not None), default=None)
@@ -213,8 +261,9 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
             if not confirmed:
                 remeasure_pairs.append(broken[0]["pair"])
         elif figure is not None and pair_reference and figure < ratio * pair_reference:
-            verdict, tail = _confirm(best["measured"], settings, "slow", ratio * pair_reference)
-            row["verdicts"].append(verdict)
+            verdict, tail = _confirm(best["measured"], settings, "slow", ratio * pair_reference, ratio)
+            if verdict != "ok":
+                row["verdicts"].append(verdict)
             row["reasons"].append(f"its best pair {figure:.4g} GB/s is {row['pair_ratio']} of the "
                                   f"cluster's {pair_reference:.4g} GB/s (slow under {ratio}); {tail}")
             if verdict == "suspect":
@@ -235,7 +284,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
         floor = _floor(pair["pair"], settings, pair["size"])
         bad_nodes = [node for node in pair["pair"] if status_of[node] in ("slow", "broken")]
         suspects = [node for node in pair["pair"] if status_of[node] == "suspect"]
-        line = None
+        line = against = None
         if pair["status"] == "broken":
             what, why = "broken", pair["reason"]
         elif bad_nodes and pair_reference and pair["busbw"] < ratio * pair_reference:
@@ -244,6 +293,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
         elif link_reference and pair["busbw"] < ratio * link_reference:
             what, why, line = "slow", (f"{pair['busbw']:.4g} GB/s is {_ratio(pair['busbw'], link_reference)} of the pairs' "
                                        f"median {link_reference:.4g} GB/s"), ratio * link_reference
+            against = ratio
         elif floor is not None and pair["busbw"] < floor:
             what, why, line = "slow", f"{pair['busbw']:.4g} GB/s is under the expected {floor:.4g} GB/s at {pair['size']} bytes", \
                 floor
@@ -256,7 +306,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
             pair["status"] = what
             pair["reason"] = f"{why}; explained by {' and '.join(bad_nodes)} ({status_of[bad_nodes[0]]})"
             continue
-        verdict, tail = _confirm(measured, settings, what, line)
+        verdict, tail = _confirm(measured, settings, what, line, against)
         # Measured again already: its node, not the pair, was the suspect and is not condemned.
         waited = [node for node in pair["pair"] if len(rows_of[node]["pair_samples"]) > 1
                   or len(rows_of[node]["intra_samples"]) > 1]
@@ -276,7 +326,9 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
         row.pop("verdicts")
 
     healthy, excluded = healthy_nodes(nodes, node_rows, pairs)
-    first_pairs = [pair for pair in pairs if pair["round"] is not None]
+    first_pairs = [pair for pair in pairs if isinstance(pair["round"], int)]
+    rounds = disjoint_rounds(remeasure_pairs)
+    controls = control_pairs(rounds, first_pairs, status_of)
     return {
         "size": next((pair["size"] for pair in pairs if pair["size"]), None)
         or next((result["size"] for result in intra.values() if result["size"]), None),
@@ -289,7 +341,8 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
         "rounds": len({pair["round"] for pair in first_pairs}),
         "healthy": healthy,
         "excluded": excluded,
-        "remeasure": {"intra": remeasure_intra, "rounds": disjoint_rounds(remeasure_pairs)},
+        "remeasure": {"intra": remeasure_intra, "rounds": [members + extra for members, extra in zip(rounds, controls)],
+                      "controls": [pair for extra in controls for pair in extra]},
     }
 
 
@@ -307,6 +360,27 @@ def disjoint_rounds(pairs):
         else:
             rounds.append([list(pair)])
     return rounds
+
+
+def control_pairs(rounds, pairs, status_of):
+    """For each round of suspect pairs, up to CONTROL_PAIRS pairs measured beside them: pairs of
+    the first pass judged ok, of nodes judged ok and in none of the round's pairs, each pair in
+    one round at most."""
+    used, controls = set(), []
+    for members in rounds:
+        busy = {node for pair in members for node in pair}
+        extra = []
+        for pair in pairs:
+            hosts = tuple(pair["pair"])
+            if len(extra) == CONTROL_PAIRS:
+                break
+            if (pair["status"] == "ok" and hosts not in used and not busy & set(hosts)
+                    and all(status_of[node] == "ok" for node in hosts)):
+                extra.append(list(hosts))
+                used.add(hosts)
+                busy |= set(hosts)
+        controls.append(extra)
+    return controls
 
 
 def healthy_nodes(nodes, node_rows, pairs):

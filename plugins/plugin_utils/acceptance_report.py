@@ -24,6 +24,10 @@ def _samples(values, spread):
     return f"[{text}] GB/s" + (f" (spread {spread}x)" if spread is not None else "")
 
 
+def _beside(values):
+    return "[" + ", ".join("-" if value is None else f"{value:.3g}" for value in values) + "]"
+
+
 def format_table(report):
     """Lines: verdict, nodes, every sample of the tests measured again, pairs that are not ok (all
     pairs when few), the whole cluster, the inconclusive verdicts."""
@@ -43,17 +47,22 @@ def format_table(report):
                      f"{_gbps(row['pair_busbw']):>11} {_ratio(row['pair_ratio']):>6}  {row['reason']}")
     again = report.get("measured_again") or {}
     if again.get("intra") or again.get("rounds"):
-        pairs_again = ["-".join(pair) for members in again.get("rounds", []) for pair in members]
+        controls = again.get("controls") or []
+        pairs_again = ["-".join(pair) for members in again.get("rounds", []) for pair in members if pair not in controls]
         lines += ["", f"measured again (suspects only): own tests of {', '.join(again.get('intra', [])) or 'none'}; "
-                      f"pairs {', '.join(pairs_again) or 'none'}"]
+                      f"pairs {', '.join(pairs_again) or 'none'}"
+                      + (f"; beside them the control pairs {', '.join('-'.join(pair) for pair in controls)}"
+                         if controls else "")]
         for row in report["nodes"]:
             if len(row.get("intra_samples") or []) > 1:
                 lines.append(f"  {row['node']} own test: {_samples(row['intra_samples'], row.get('intra_spread'))} "
                              f"-> {row['status']}")
         for pair in report["pairs"]:
             if len(pair.get("samples") or []) > 1:
+                beside = pair.get("beside") or []
                 lines.append(f"  pair {'-'.join(pair['pair'])}: {_samples(pair['samples'], pair.get('spread'))} "
-                             f"-> {pair['status']}")
+                             + (f"= {_beside(beside)} of the pairs beside them " if any(v is not None for v in beside) else "")
+                             + f"-> {pair['status']}")
     lines += ["", f"{'pair':<33} {'round':>5} {'status':<7} {'GB/s':>10} {'ratio':>6} {'s':>6}  reason"]
     shown = report["pairs"] if len(report["pairs"]) <= 28 else [p for p in report["pairs"] if p["status"] != "ok"]
     for pair in shown:
