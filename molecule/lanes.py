@@ -3,8 +3,11 @@
     molecule/lanes.py [--lanes N] [scenario ...]      (default: every scenario, MOLECULE_LANES or 2 lanes)
 
 Each scenario is a plain `molecule test -s NAME` with its own sandbox (podman network and nodes
-named after it), so scenarios only meet on the controller's shared cache, where the OpenMPI archives
-are. AFTER: a scenario starts only when these have finished. Every scenario that provisions with
+named after it), run in its own copy of the checkout (git's tracked and unignored files, under
+CHECKOUTS/NAME, replaced at its next run): what the project's playbooks write beside themselves
+on the controller (logs/ with each job's gathered logs and summary, the acceptance and doctor
+reports; sandbox/state) is then the scenario's own, never another's that runs beside it. So
+scenarios only meet on the controller's shared cache, where the OpenMPI archives are. AFTER: a scenario starts only when these have finished. Every scenario that provisions with
 the openmpi role waits for scenario openmpi, which builds Debian 12's OpenMPI into the controller
 cache once per run; they then unpack that archive instead of each building it. Of the scenarios
 that may start, the longest goes first (EXPECTED_MINUTES, measured on this 2-core machine; a new
@@ -17,6 +20,7 @@ a table of every scenario and exits non-zero if any failed.
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -24,6 +28,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+CHECKOUTS = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cluster-suite", "lanes")
 # Minutes of each scenario's whole `molecule test` in a CI run on this 2-core machine, two at a time
 # (its first run builds OpenMPI for scenario openmpi, Debian 13's for mixed and the node images of
 # Debian 11 and 13 for npu, of the systemd flavour for systemd).
@@ -65,6 +70,25 @@ def next_scenario(pending, running):
     return max(ready, key=lambda name: (EXPECTED_MINUTES.get(name, DEFAULT_MINUTES), name))
 
 
+def checkout_copy(name, root=ROOT, checkouts=CHECKOUTS):
+    """A fresh copy of the checkout's files (tracked and not ignored, links kept as links) at
+    checkouts/name/<basename of root>; the path."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                            check=True, stdout=subprocess.PIPE).stdout.decode("utf-8")
+    dest = os.path.join(checkouts, name, os.path.basename(root))
+    shutil.rmtree(os.path.dirname(dest), ignore_errors=True)
+    for path in sorted(set(filter(None, listed.split("\0")))):
+        source, target = os.path.join(root, path), os.path.join(dest, path)
+        if not os.path.lexists(source):
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.islink(source):
+            os.symlink(os.readlink(source), target)
+        else:
+            shutil.copy2(source, target)
+    return dest
+
+
 class Run(threading.Thread):
     """One `molecule test -s NAME`, its output kept in memory and its phases timed."""
 
@@ -80,8 +104,12 @@ class Run(threading.Thread):
         self.started = time.monotonic()
         # Molecule runs ansible-playbook and ansible-config from PATH: the venv's, as under make.
         env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(self.molecule), os.environ.get("PATH", "")]))
-        proc = subprocess.Popen([self.molecule, "test", "-s", self.name_], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, errors="replace")
+        checkout = checkout_copy(self.name_)
+        # Molecule looks for the shared base config at the repository's root; the copy has no .git.
+        argv = [self.molecule, "--base-config", os.path.join(checkout, ".config", "molecule", "config.yml"),
+                "test", "-s", self.name_]
+        proc = subprocess.Popen(argv, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, errors="replace")
         for line in proc.stdout:
             self.lines.append(line)
             match = PHASE.search(ANSI.sub("", line))

@@ -92,3 +92,31 @@ def test_a_run_over_the_budget_fails(tmp_path, capsys):
     assert "phase unit" in capsys.readouterr().out
     assert phases.main([str(log), "--total", "4501", "--budget", "4500"]) == 1
     assert "over the budget of 75:00" in capsys.readouterr().out
+
+
+def test_each_scenario_runs_in_its_own_copy_of_the_checkout(tmp_path):
+    # scenarios side by side once read each other's logs/acceptance/report.json and logs/<job>/
+    root = tmp_path / "checkout"
+    (root / "roles").mkdir(parents=True)
+    (root / "roles" / "main.yml").write_text("tracked\n")
+    (root / "gone.yml").write_text("deleted after it was added\n")
+    (root / ".gitignore").write_text("logs/\n")
+    (root / "logs").mkdir()
+    (root / "logs" / "report.json").write_text("{}\n")
+    (root / "link").symlink_to("roles")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    lanes.subprocess.run(git + ["init", "-q"], check=True)
+    lanes.subprocess.run(git + ["add", "."], check=True)
+    lanes.subprocess.run(git + ["commit", "-qm", "t"], check=True)
+    (root / "gone.yml").unlink()
+    (root / "new.yml").write_text("not yet added\n")
+    copy = pathlib.Path(lanes.checkout_copy("acceptance", str(root), str(tmp_path / "lanes")))
+    assert copy == tmp_path / "lanes" / "acceptance" / "checkout"
+    assert (copy / "roles" / "main.yml").read_text() == "tracked\n"
+    assert (copy / "new.yml").is_file() and not (copy / "gone.yml").exists()
+    assert not (copy / "logs").exists()
+    assert (copy / "link").is_symlink() and (copy / "link").resolve() == (copy / "roles").resolve()
+    # a later run starts from a fresh copy: what the last one wrote is gone
+    (copy / "logs").mkdir()
+    again = pathlib.Path(lanes.checkout_copy("acceptance", str(root), str(tmp_path / "lanes")))
+    assert again == copy and not (copy / "logs").exists()
