@@ -317,7 +317,7 @@ def judge_nodes(nodes, intra_records, pair_records, settings=None):
             pair["reason"] = f"{why}; one sample, and {' and '.join(waited)} measured again was not condemned"
         else:
             pair["status"] = verdict
-            parts = [why, "slow link: both nodes are fine elsewhere" if what == "slow" else "", tail]
+            parts = [why, "slow link: both nodes are fine elsewhere" if what == "slow" and verdict != "ok" else "", tail]
             pair["reason"] = "; ".join(part for part in parts if part)
             if verdict == "suspect":
                 remeasure_pairs.append(pair["pair"])

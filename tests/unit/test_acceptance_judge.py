@@ -191,6 +191,7 @@ def test_a_node_as_fast_as_the_control_pairs_beside_it_is_cleared():
     # the controls, measured three times, are judged too and condemn nobody
     controls = [p for p in report["pairs"] if p["pair"] in again["controls"]]
     assert {p["status"] for p in controls} == {"ok"} and all(len(p["beside"]) == 3 for p in controls)
+    assert not [p["reason"] for p in controls if "slow link" in p["reason"]]
     # without control pairs (no node left beside the suspects) the same samples condemn node3
     judge.CONTROL_PAIRS, saved = 0, judge.CONTROL_PAIRS
     try:
