@@ -36,7 +36,8 @@ node_release() { echo "${sandbox_release_list[($1 - 1) % ${#sandbox_release_list
 # The files the image of a flavour and release (bookworm by default) is made from.
 sandbox_image_recipe() {
   local image=$SANDBOX_DIR/image release=${1:-bookworm}
-  echo "$image/packages.txt" "$image/build.sh" "$image/configure-rootfs.sh" "$image/sandbox-init"
+  echo "$image/packages.txt" "$image/build.sh" "$image/configure-rootfs.sh" "$image/sandbox-init" \
+    "$image"/ascend-runtime/*.c "$SANDBOX_DIR"/stand-ins/Ascend/ascend-toolkit/latest/include/*/*.h
   [ "$SANDBOX_FLAVOUR" = sshd ] || echo "$image/packages-systemd.txt" "$image/sandbox-boot.service"
   [ ! -f "$image/packages-$release.txt" ] || echo "$image/packages-$release.txt"
 }

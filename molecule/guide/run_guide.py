@@ -99,12 +99,13 @@ def edit_inventory(work, rows, nodes, sandbox_vars):
     # settings of the build the controller cache holds (scenario openmpi), and nodes that share 2
     # cores with everything else on the machine: a framework import may take minutes, and a node's
     # own shared-memory test is noise (judged slow only under 0.02 of the median, as in scenario
-    # acceptance), and 2 job workers per node as in the sandbox's own inventory, where the guide's
-    # jobs start one per NPU.
+    # acceptance), 2 job workers per node as in the sandbox's own inventory, where the guide's
+    # jobs start one per NPU, and hccl_test's messages up to 4 MiB (its ranks, one per NPU as on a
+    # real server, share those cores).
     extra = {"cluster_backend": "cpu", "cluster_python_provided": "/opt/ml/bin/python",
              "openmpi_configure_flags": openmpi["openmpi_configure_flags"],
              "openmpi_cache_dir": openmpi["openmpi_cache_dir"],
-             "doctor_import_timeout": 300, "acceptance_intra_slow_ratio": 0.02,
+             "doctor_import_timeout": 300, "acceptance_intra_slow_ratio": 0.02, "acceptance_max_bytes": 4194304,
              "job_workers_per_node": sandbox_vars["job_workers_per_node"]}
     with open(os.path.join(inventory, "group_vars", "all", "sandbox.yml"), "w", encoding="utf-8") as handle:
         handle.write("---\n# What the sandbox has that a real Ascend cluster does not (molecule/guide).\n")

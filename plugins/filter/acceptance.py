@@ -3,7 +3,7 @@
     record: "{{ registered | cluster_suite.hpc.acceptance_record('pair', [a, b], round, tool, ranks_per_node) }}"
     samples: "{{ registered_loop.results | cluster_suite.hpc.acceptance_samples('pair', [a, b], tool, ranks, 'again-1') }}"
     stage report: "{{ hosts | cluster_suite.hpc.acceptance_judge(hostvars, settings) }}"
-    report: "{{ stage_report | cluster_suite.hpc.acceptance_finish(cluster_record, settings) }}"
+    report: "{{ stage_report | cluster_suite.hpc.acceptance_finish(cluster_records, settings) }}"
     lines: "{{ report | cluster_suite.hpc.acceptance_table }}"
     warnings: "{{ hosts | cluster_suite.hpc.acceptance_tool_warnings(hostvars) }}"
 """
@@ -49,9 +49,10 @@ def acceptance_judge(hosts, hostvars, settings):
         raise AnsibleFilterError(f"acceptance_judge: cannot judge: {error!r}") from error
 
 
-def acceptance_finish(report, cluster_record, settings):
-    """The full report, with the whole-cluster test (None when it did not run)."""
-    return judge_logic.finish_report(dict(report), dict(cluster_record) if cluster_record else None, dict(settings))
+def acceptance_finish(report, cluster_records, settings):
+    """The full report, with the whole-cluster test's records (one per sample; none when it did not run)."""
+    return judge_logic.finish_report(dict(report), [dict(record) for record in cluster_records or []],
+                                     dict(settings))
 
 
 def acceptance_table(report):

@@ -402,39 +402,35 @@ def healthy_nodes(nodes, node_rows, pairs):
         healthy.remove(worst)
 
 
-def finish_report(report, cluster_record=None, settings=None):
-    """The full report: the stages' report plus the whole-cluster test over the healthy nodes."""
+def finish_report(report, cluster_records=None, settings=None):
+    """The full report: the stages' report plus the whole-cluster test over the healthy nodes
+    (its records, one per sample, or one record). A whole cluster that would be slow or broken is
+    "suspect" until it has `samples` samples, then judged on their median like any test."""
     settings = {**DEFAULTS, **(settings or {})}
     report = dict(report)
     report.pop("remeasure", None)
     report.setdefault("measured_again", {"intra": [], "rounds": []})
+    if isinstance(cluster_records, dict):
+        cluster_records = [cluster_records]
     # One node tested (a one-node batch of playbooks/upgrade.yml) has no pair and no whole cluster:
     # its own test decides.
     alone = len(report["nodes"]) == 1
-    if cluster_record is None:
+    if not cluster_records:
         reason = "fewer than 2 healthy nodes" if len(report["healthy"]) < 2 else "not run"
         report["cluster"] = {"hosts": report["healthy"], "status": "skipped",
                              "reason": "a single node tested" if alone else reason,
                              "busbw": None, "ratio": None}
     else:
-        result = measure({**cluster_record, "timeout": settings["timeout"]}, report.get("size") or 0)
-        reference = report["reference"]["pair_busbw"]
-        cluster = {"hosts": list(cluster_record["hosts"]), "status": "ok", "reason": result["reason"],
-                   "busbw": result["busbw"], "ratio": _ratio(result["busbw"], reference),
-                   "seconds": cluster_record.get("seconds")}
-        lax = float(settings["cluster_slow_ratio"])
-        if result["status"] == "broken":
-            cluster["status"] = "broken"
-        elif reference and result["busbw"] < lax * reference:
-            cluster["status"] = "slow"
-            cluster["reason"] = (f"{result['busbw']:.4g} GB/s over {len(cluster['hosts'])} nodes is {cluster['ratio']} "
-                                 f"of the pairs' {reference:.4g} GB/s (slow under {lax})")
-        report["cluster"] = cluster
+        report["cluster"] = _whole_cluster(cluster_records, report, settings)
     # A test still unconfirmed (the run measured nothing again) condemns nobody.
     for item in report["nodes"] + report["pairs"]:
         if item["status"] == "suspect":
             item["status"] = "inconclusive"
             item["reason"] = item["reason"].replace("measured again before any verdict", "not measured again")
+    if report["cluster"]["status"] == "suspect":
+        report["cluster"]["status"] = "inconclusive"
+        report["cluster"]["reason"] = report["cluster"]["reason"].replace(
+            "measured again before any verdict", "not measured again")
     bad_nodes = [row["node"] for row in report["nodes"] if row["status"] in CONDEMNED]
     bad_pairs = [pair for pair in report["pairs"] if pair["status"] in CONDEMNED]
     report["summary"] = {
@@ -447,9 +443,32 @@ def finish_report(report, cluster_record=None, settings=None):
         "inconclusive_pairs": ["-".join(pair["pair"]) for pair in report["pairs"] if pair["status"] == "inconclusive"],
         "healthy": len(report["healthy"]),
     }
-    whole = report["cluster"]["status"] == "ok" or (alone and cluster_record is None)
+    whole = report["cluster"]["status"] in ("ok", "inconclusive") or (alone and not cluster_records)
     report["passed"] = not bad_nodes and not bad_pairs and whole
     return report
+
+
+def _whole_cluster(records, report, settings):
+    """The whole-cluster verdict from its samples, against the pairs' reference at the laxer
+    cluster_slow_ratio (a ring of many nodes reaches less than one pair does)."""
+    sampled = _sampled(records, settings, report.get("size") or 0)
+    reference = report["reference"]["pair_busbw"]
+    line = float(settings["cluster_slow_ratio"]) * reference if reference else None
+    cluster = {"hosts": list(records[0]["hosts"]), "status": "ok", "reason": sampled["reason"],
+               "busbw": sampled["busbw"], "ratio": _ratio(sampled["busbw"], reference),
+               "samples": sampled["samples"], "seconds": sampled["seconds"]}
+    if sampled["status"] in ("broken", "mixed"):
+        status, tail = _confirm(sampled, settings, "broken")
+    elif line is not None and sampled["busbw"] < line:
+        status, tail = _confirm(sampled, settings, "slow", line)
+        if status in ("slow", "suspect"):
+            tail = (f"{sampled['busbw']:.4g} GB/s over {len(cluster['hosts'])} nodes is {cluster['ratio']} of the "
+                    f"pairs' {reference:.4g} GB/s (slow under {settings['cluster_slow_ratio']})"
+                    + (f"; {tail}" if tail else ""))
+    else:
+        return cluster
+    cluster.update(status=status, reason=tail or sampled["reason"])
+    return cluster
 
 
 def _seconds(delta):

@@ -34,7 +34,8 @@ def format_table(report):
     reference = report["reference"]
     lines = [
         f"acceptance: {'PASSED' if report['passed'] else 'FAILED'} - {report['summary']['nodes']} nodes"
-        + (f", tool {report['tool']}" if report.get("tool") else "") + ", "
+        + (f", tool {report['tool']}" if report.get("tool") else "")
+        + (f" with {report['ranks_per_node']} rank(s) per node" if report.get("ranks_per_node") else "") + ", "
         f"{len(report['pairs'])} pairs in {report['rounds']} round(s), judged at {report['size']} bytes; "
         f"reference: pairs {_gbps(reference['pair_busbw'])} GB/s, own tests {_gbps(reference['intra_busbw'])} GB/s "
         f"(busbw)",

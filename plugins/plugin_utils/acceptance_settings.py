@@ -43,8 +43,9 @@ def settings_errors(settings, host="controller"):
         bad("acceptance_tool", f"must be one of auto, {', '.join(TOOLS)}")
     if settings.get("acceptance_schedule") not in SCHEDULES:
         bad("acceptance_schedule", f"must be one of {', '.join(SCHEDULES)}")
-    limits = {"acceptance_ranks_per_node": (1, 1024), "acceptance_intra_ranks": (1, 1024),
-              "acceptance_min_bytes": (4, 1 << 40), "acceptance_max_bytes": (4, 1 << 40),
+    # 0 ranks or max bytes: the tool's own (one rank per device, 1 GiB; the probe's 1 or 2, 4 MiB).
+    limits = {"acceptance_ranks_per_node": (0, 1024), "acceptance_intra_ranks": (0, 1024),
+              "acceptance_min_bytes": (4, 1 << 40), "acceptance_max_bytes": (0, 1 << 40),
               "acceptance_judge_bytes": (0, 1 << 40), "acceptance_iters": (1, 100000),
               "acceptance_warmup_iters": (0, 100000), "acceptance_timeout": (1, 86400),
               "acceptance_samples": (3, 9)}
@@ -55,10 +56,12 @@ def settings_errors(settings, host="controller"):
             bad(name, f"must be an integer from {low} to {high}")
         numbers[name] = number
     low, high = numbers["acceptance_min_bytes"], numbers["acceptance_max_bytes"]
-    if low is not None and high is not None and high < low:
+    if low is not None and high and high < low:
         bad("acceptance_max_bytes", f"must not be below acceptance_min_bytes ({low})")
     judged = numbers["acceptance_judge_bytes"]
-    if judged and low and high and high >= low:
+    if judged and high == 0:
+        bad("acceptance_judge_bytes", "must be 0 (the largest) while acceptance_max_bytes is 0 (the tool's own)")
+    elif judged and low and high and high >= low:
         sizes, size = [], low
         while size <= high:
             sizes.append(size)
@@ -83,10 +86,13 @@ def settings_errors(settings, host="controller"):
     for name in ("acceptance_fail", "acceptance_include_quarantined"):
         if not isinstance(settings.get(name, True), bool):
             bad(name, "must be true or false")
-    for name in ("acceptance_hccl_test_path", "acceptance_nccl_tests_path"):
+    for name in ("acceptance_hccl_test_path", "acceptance_nccl_tests_path",
+                 "acceptance_hccl_test_source", "acceptance_nccl_tests_source"):
         value = settings.get(name)
+        if value == "" and name.endswith("_path"):
+            continue
         if not isinstance(value, str) or not value.startswith("/") or any(c in value for c in "\n\r\0"):
-            bad(name, "must be an absolute path")
+            bad(name, "must be an absolute path" + (" or '' (build it)" if name.endswith("_path") else ""))
     report_dir = settings.get("acceptance_report_dir")
     if not isinstance(report_dir, str) or not report_dir or ".." in report_dir.split("/"):
         bad("acceptance_report_dir", "must be a directory path without '..'")

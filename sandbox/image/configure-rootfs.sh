@@ -28,6 +28,18 @@ echo 'sandbox-node' >"$rootfs/etc/hostname"
 # HwHiAiUser -s /bin/bash): the device files belong to this group (sandbox-init).
 chroot "$rootfs" groupadd HwHiAiUser
 chroot "$rootfs" useradd -g HwHiAiUser -d /home/HwHiAiUser -m -s /bin/bash HwHiAiUser
+# CANN's runtime libraries (stand-ins, sandbox/image/ascend-runtime/): the toolkit's lib64
+# (mounted from sandbox/stand-ins/) links here, as the headers they implement are the toolkit's.
+runtime=$rootfs/opt/sandbox-ascend
+mkdir -p "$runtime/lib64" "$runtime/src"
+cp "$here/ascend-runtime/"*.c "$runtime/src/"
+cp -r "$here/../stand-ins/Ascend/ascend-toolkit/latest/include" "$runtime/src/include"
+chroot "$rootfs" gcc -O2 -Wall -Werror -shared -fPIC -I/opt/sandbox-ascend/src/include \
+  -o /opt/sandbox-ascend/lib64/libascendcl.so /opt/sandbox-ascend/src/acl.c
+chroot "$rootfs" gcc -O2 -Wall -Werror -shared -fPIC -I/opt/sandbox-ascend/src/include \
+  -o /opt/sandbox-ascend/lib64/libhccl.so /opt/sandbox-ascend/src/hccl.c \
+  -L/opt/sandbox-ascend/lib64 -lascendcl -ldl
+rm -rf "$runtime/src"
 # Nodes run with --no-hosts so that /etc/hosts is an ordinary file the ssh_trust role manages.
 printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$rootfs/etc/hosts"
 

@@ -63,9 +63,12 @@ def run(nodes=NODES, speed=None, broken=(), link=None, intra=None, timeout=30, s
     return report
 
 
-def finish(report, busbw=FAST, rc=0):
-    cluster = {"stage": "cluster", "hosts": report["healthy"], "rc": rc, "ranks": len(report["healthy"]),
-               "tool": "probe", "stdout": probe_output(busbw) if rc == 0 else "", "seconds": 3.0}
+def finish(report, busbw=FAST, rc=0, samples=None):
+    """The full report; the whole-cluster test's samples at `busbw` (a list: one per sample)."""
+    samples = samples or [busbw]
+    cluster = [{"stage": "cluster", "hosts": report["healthy"], "rc": rc, "ranks": len(report["healthy"]),
+                "tool": "probe", "stdout": probe_output(value) if rc == 0 else "", "seconds": 3.0, "sample": number}
+               for number, value in enumerate(samples, start=1)]
     return judge.finish_report(report, cluster if len(report["healthy"]) >= 2 else None, {})
 
 
@@ -296,9 +299,22 @@ def test_expected_floor_per_model_and_size():
 
 
 def test_cluster_stage_verdicts():
-    assert finish(run(), busbw=FAST * 0.2)["cluster"]["status"] == "slow"
-    broken = finish(run(), rc=124)
+    """A whole cluster is condemned only on its samples, like a node or a pair: one slow or broken
+    sample is "suspect" (measured again), inconclusive if nothing more came, and never fails the run."""
+    slow = finish(run(), samples=[FAST * 0.2] * 3)
+    assert slow["cluster"]["status"] == "slow" and not slow["passed"]
+    assert "of the pairs'" in slow["cluster"]["reason"] and len(slow["cluster"]["samples"]) == 3
+    broken = finish(run(), rc=124, samples=[FAST] * 3)
     assert broken["cluster"]["status"] == "broken" and not broken["passed"]
+    once = finish(run(), busbw=FAST * 0.2)
+    assert once["cluster"]["status"] == "inconclusive" and once["passed"]
+    assert "not measured again" in once["cluster"]["reason"]
+    # a slow first sample that the others do not repeat: the median is fine
+    cleared = finish(run(), samples=[FAST * 0.2, FAST, FAST * 0.9])
+    assert cleared["cluster"]["status"] == "ok" and cleared["passed"]
+    # samples on both sides of the line, spread wider than the limit: too noisy to tell
+    noisy = finish(run(), samples=[FAST * 0.1, FAST * 0.15, FAST])
+    assert noisy["cluster"]["status"] == "inconclusive" and "too noisy to tell" in noisy["cluster"]["reason"]
     alone = finish(run(nodes=["node1", "node2"], broken=[("node1", "node2")]))
     assert alone["cluster"]["status"] == "skipped" and alone["healthy"] == [] and not alone["passed"]
 
@@ -364,8 +380,9 @@ def test_the_heat_map_of_a_judged_report_shows_its_verdicts():
 
 
 SETTINGS = {
-    "acceptance_tool": "auto", "acceptance_hccl_test_path": "/x/all_reduce_test",
-    "acceptance_nccl_tests_path": "/x/all_reduce_perf", "acceptance_ranks_per_node": 1, "acceptance_intra_ranks": 2,
+    "acceptance_tool": "auto", "acceptance_hccl_test_path": "", "acceptance_nccl_tests_path": "/x/all_reduce_perf",
+    "acceptance_hccl_test_source": "/usr/local/Ascend/ascend-toolkit/latest/tools/hccl_test",
+    "acceptance_nccl_tests_source": "/opt/nccl-tests", "acceptance_ranks_per_node": 0, "acceptance_intra_ranks": 2,
     "acceptance_min_bytes": 1048576, "acceptance_max_bytes": 4194304, "acceptance_judge_bytes": 0,
     "acceptance_iters": 5, "acceptance_warmup_iters": 1, "acceptance_timeout": 60,
     "acceptance_stages": ["intra", "pairs", "cluster"], "acceptance_schedule": "round_robin",
@@ -396,13 +413,24 @@ def test_settings_defaults_pass():
     ("acceptance_stages", [], "node1: acceptance_stages: must be a non-empty list"),
     ("acceptance_expected_busbw", {"atlas800": {"big": 1}}, "node1: acceptance_expected_busbw: must map"),
     ("acceptance_fail", "yes", "node1: acceptance_fail: must be true or false"),
-    ("acceptance_hccl_test_path", "bin/x", "node1: acceptance_hccl_test_path: must be an absolute path"),
+    ("acceptance_hccl_test_path", "bin/x", "node1: acceptance_hccl_test_path: must be an absolute path or ''"),
+    ("acceptance_hccl_test_source", "", "node1: acceptance_hccl_test_source: must be an absolute path, got ''"),
+    ("acceptance_ranks_per_node", -1, "node1: acceptance_ranks_per_node: must be an integer from 0 to 1024"),
     ("acceptance_report_dir", "../x", "node1: acceptance_report_dir: must be a directory path without '..'"),
     ("acceptance_if_include", "eth0;reboot", "node1: acceptance_if_include: must be interface names or a CIDR"),
 ])
 def test_settings_errors(name, value, message):
     errors = acceptance_settings.settings_errors({**SETTINGS, name: value}, "node1")
     assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_settings_tool_sized_max_bytes():
+    """A max of 0 is the tool's own size (1 GiB or 4 MiB): only the largest can be judged then."""
+    assert acceptance_settings.settings_errors({**SETTINGS, "acceptance_max_bytes": 0}, "node1") == []
+    errors = acceptance_settings.settings_errors(
+        {**SETTINGS, "acceptance_max_bytes": 0, "acceptance_judge_bytes": 1048576}, "node1")
+    assert errors == ["node1: acceptance_judge_bytes: must be 0 (the largest) while acceptance_max_bytes is 0 "
+                      "(the tool's own), got 1048576"]
 
 
 def test_settings_typo():
@@ -418,6 +446,8 @@ def test_npu_nodes_measured_with_the_probe_are_a_warning_in_the_report():
     report = {**finish(run()), "tool": "probe", "warnings": warnings}
     lines = report_text.format_table(report)
     assert lines[0].startswith("acceptance: PASSED - 4 nodes, tool probe, 6 pairs in 3 round(s)")
+    hccl = report_text.format_table({**report, "tool": "hccl_test", "ranks_per_node": 8, "warnings": []})
+    assert hccl[0].startswith("acceptance: PASSED - 4 nodes, tool hccl_test with 8 rank(s) per node, 6 pairs")
     assert lines[1] == f"warning: node1, node2: {note}"
     assert report_text.tool_warnings({"node1": "", "node2": ""}) == []
 
