@@ -26,7 +26,7 @@ echo "# bench/repeat_acceptance.sh $runs $slow $* on $nodes nodes ($([ "$slow" =
 echo "# ${SANDBOX_DESCRIPTION:-sandbox: $nodes nodes}; the suite's MPI allreduce probe, acceptance's shipped defaults unless given above"
 echo "# machine: $(nproc) CPUs, $(free -g | awk '/^Mem:/ {print $2}') GiB, kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg) before"
 echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo ' (with changes)'); date: $(date -u +%F)"
-echo "# columns: run N, start (UTC), seconds, ansible-playbook exit status, condemned nodes (slow, broken), inconclusive nodes, what was measured again (own tests, suspect pairs, control pairs beside them), the samples (GB/s) of each test measured again (a pair's followed by each sample over the pairs beside it)"
+echo "# columns: run N, start (UTC), seconds, ansible-playbook exit status, condemned nodes (left out of the healthy ones: slow, broken, or the worse node of a slow or broken pair), inconclusive nodes, what was measured again (own tests, suspect pairs, control pairs beside them), the samples (GB/s) of each test measured again (a pair's followed by each sample over the pairs beside it)"
 expected=$([ "$slow" = - ] && echo none || echo "$slow")
 as_expected=0
 for n in $(seq 1 "$runs"); do
@@ -51,8 +51,11 @@ samples += ["%s%s%s" % ("-".join(p["pair"]), text(p["samples"]),
             for p in report["pairs"] if len(p.get("samples") or []) > 1]
 names = lambda xs: ",".join(xs) or "none"
 controls = again.get("controls") or []
+# Condemned: every node left out of the healthy ones, slow or broken itself or the worse node of a
+# slow or broken pair (either way it is quarantined).
+condemned = sorted(set(s["slow_nodes"] + s["broken_nodes"]) | set(report.get("excluded") or {}))
 print("condemned=%s inconclusive=%s again=own:%s;pairs:%s;controls:%s whole=%s samples: %s" % (
-    names(s["slow_nodes"] + s["broken_nodes"]), names(s.get("inconclusive_nodes", [])), names(again.get("intra", [])),
+    names(condemned), names(s.get("inconclusive_nodes", [])), names(again.get("intra", [])),
     names(["-".join(p) for r in again.get("rounds", []) for p in r if p not in controls]),
     names(["-".join(p) for p in controls]), report["cluster"]["status"], " ".join(samples) or "-"))
 PY
