@@ -3,7 +3,7 @@ sandbox's figures at 8, 16 and 32 nodes and predicted for 128 and 1024 real serv
 
 For each playbook, from the runs of bench/scenarios/scale.py:
 
-- rounds R(N): the pair rounds the peer plan gives (plugins/plugin_utils/peer_sample.py with the
+- rounds R(N): the pair rounds the peer plan gives (plugins/plugin_utils/acceptance/peer_sample.py with the
   role cluster's defaults): acceptance's rounds, and for the doctor the peers each node logs in to
   one after another; 0 for the others;
 - module runs M(N) = N x (m0 + m1 x R(N)): per node a fixed part and a part per round (least squares
@@ -42,7 +42,7 @@ PAIR_PLAYS = ("doctor", "acceptance")
 
 
 def _peer_sample():
-    path = os.path.join(ROOT, "plugins", "plugin_utils", "peer_sample.py")
+    path = os.path.join(ROOT, "plugins", "plugin_utils", "acceptance", "peer_sample.py")
     spec = importlib.util.spec_from_file_location("peer_sample", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

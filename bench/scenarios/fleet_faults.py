@@ -93,7 +93,6 @@ ACCEPTANCE_SETTINGS = {"acceptance_timeout": acceptance.TIMEOUT,
 # Every pair in the doctor and acceptance, whatever the size: the upgrade steps' fault (node U's
 # known_hosts without node1) shows only in the pair U-node1, which a sample may leave out.
 EVERY_PAIR = {"cluster_exhaustive_max_nodes": 100000}
-LEDGER_UTILS = os.path.join(harness.ROOT, "plugins", "plugin_utils")
 # The upgrade steps' training environment (as Molecule scenario upgrade's): six alone, from a
 # wheelhouse of the run's own, in role python_env's venv instead of the ML volume.
 OLD_PIN, NEW_PIN = "1.16.0", "1.17.0"

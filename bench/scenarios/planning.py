@@ -3,8 +3,8 @@
 Two parts, neither touches a node:
 
 - the plan: an atlas800 device IP plan for 128 servers x 8 devices (1024 addresses) generated
-  and validated, and the rank table built from it and validated (plugins/plugin_utils/device_plan.py,
-  plugins/plugin_utils/rank_table.py), timed step by step in this process, PLAN_REPEAT times; a plan or
+  and validated, and the rank table built from it and validated (plugins/plugin_utils/npu_plan/plan.py,
+  plugins/plugin_utils/npu_plan/rank_table.py), timed step by step in this process, PLAN_REPEAT times; a plan or
   table with any problem stops the benchmark (it would measure the wrong thing);
 - the render: playbooks/render.yml for every launcher (msrun, mpirun, dynamic, torchrun, from the
   job files of jobs/) against synthetic inventories of 8, 32 and 128 NPU hosts of 8 devices each,
@@ -26,13 +26,11 @@ import yaml
 
 import harness
 
-sys.path.insert(0, os.path.join(harness.ROOT, "plugins", "plugin_utils"))
-# The plan's modules import each other by the collection's name: the checkout is the collection
-# through collections/ansible_collections/cluster_suite/hpc.
+# The checkout is the collection through collections/ansible_collections/cluster_suite/hpc.
 sys.path.append(os.path.join(harness.ROOT, "collections"))
 
-import device_plan  # noqa: E402  (plugins/plugin_utils, found through the sys.path entry above)
-import rank_table  # noqa: E402
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.npu_plan import plan as device_plan  # noqa: E402
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.npu_plan import rank_table  # noqa: E402
 
 TITLE = "Planning at scale without nodes: 1024-address device plan, every launcher's scripts for 8 to 128 hosts"
 DEFAULT_SIZES = [8, 32, 128]

@@ -5,7 +5,7 @@ Options and results are documented in plugins/modules/acceptance_heat_map.py.
 import os
 import tempfile
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance_heat_map import heat_map_png
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance.heat_map import heat_map_png
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
 

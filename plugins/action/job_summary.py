@@ -6,12 +6,12 @@ import json
 import os
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_failures import (
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.failures import (
     CatalogueError, diagnose, hang_lines, load_catalogue)
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_summary import (
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.log_summary import (
     diagnosis_logs, render, summarize)
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_log_unpack import UnpackError, unpack_logs
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.job_stacks import (
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.log_unpack import UnpackError, unpack_logs
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.stacks import (
     analyse, flight_records, render as render_stacks, with_flight_records, write_stacks)
 
 

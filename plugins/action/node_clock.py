@@ -1,7 +1,7 @@
 """Action node_clock: a node's clock against the controller's, and its time service.
 
 Options and results are documented in plugins/modules/node_clock.py; the arithmetic in
-plugins/plugin_utils/node_clock.py. Each read is one shell command on the node's connection
+plugins/plugin_utils/fleet/clock.py. Each read is one shell command on the node's connection
 (`date +%s.%N`, no module transferred) between two controller timestamps, so the round trip and
 with it the uncertainty stay small; the read with the shortest round trip counts.
 """
@@ -9,7 +9,7 @@ import time
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import node_clock
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import clock as node_clock
 
 # The names of the node's processes (for the time service), one per line.
 PROCESS_NAMES = "cat /proc/[0-9]*/comm 2>/dev/null; true"

@@ -1,11 +1,12 @@
 """Action node_ledger: read or update the node ledger of an inventory, on the controller.
 
 Options and results are documented in plugins/modules/node_ledger.py; the ledger itself in
-plugins/plugin_utils/node_ledger.py.
+plugins/plugin_utils/fleet/ledger.py.
 """
 import datetime
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import carry_on, node_ledger
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import carry_on
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import ledger as node_ledger
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
 OPERATIONS = ("read", "record", "quarantine", "retire", "return", "add", "host_key", "upgraded")

@@ -1,11 +1,11 @@
 """Action validate_settings: every role's settings of the hosts given, checked on the controller.
 
 Options and results are documented in plugins/modules/validate_settings.py; the checks are
-plugins/plugin_utils/role_settings.py.
+plugins/plugin_utils/validation/role_settings.py.
 """
 from ansible.errors import AnsibleError
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import role_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 

@@ -8,8 +8,8 @@
     warnings: "{{ hosts | cluster_suite.hpc.acceptance_tool_warnings(hostvars) }}"
 """
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_judge as judge_logic
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import acceptance_report
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import judge as judge_logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import report as acceptance_report
 
 
 def acceptance_record(registered, stage, hosts, round_number, tool, ranks_per_node):

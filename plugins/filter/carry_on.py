@@ -1,4 +1,4 @@
-"""Filters of site.yml's carrying on past failed nodes (logic: plugins/plugin_utils/carry_on.py).
+"""Filters of site.yml's carrying on past failed nodes (logic: plugins/plugin_utils/fleet/carry_on.py).
 
     finding: "{{ ansible_play_name | cluster_suite.hpc.carry_failure(ansible_failed_task.name, ansible_failed_result) }}"
     lost: "{{ ansible_play_hosts_all | cluster_suite.hpc.carry_lost(ansible_play_hosts, failures, play, known) }}"
@@ -6,7 +6,7 @@
     lines: "{{ lost | cluster_suite.hpc.carry_summary(cluster_ledger.quarantined) }}"
 """
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import carry_on
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import carry_on
 
 
 def carry_failure(play, task, result):

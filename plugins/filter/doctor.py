@@ -1,17 +1,17 @@
-"""Filters of role doctor over plugins/plugin_utils/doctor_report.py (the report).
+"""Filters of role doctor over plugins/plugin_utils/doctor/report.py (the report).
 
     report: "{{ groups['cluster'] | cluster_suite.hpc.doctor_report(hostvars, {'hosts': ..., 'master': ..., 'master_port': ..., 'clock_warn_ms': ..., 'clock_fail_ms': ...}) }}"
     lines: "{{ report | cluster_suite.hpc.doctor_table }}"
 """
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import doctor_report as report_logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import report as report_logic
 
 NODE_VARS = ("_doctor_expect", "_doctor_ping", "_doctor_listener", "_doctor_error") + tuple(
     report_logic.REGISTERED.values())
 
 
 def doctor_report(hosts, hostvars, settings):
-    """The doctor's report (see plugins/plugin_utils/doctor_report.py build_report)."""
+    """The doctor's report (see plugins/plugin_utils/doctor/report.py build_report)."""
     nodes = {}
     for host in hosts:
         host_vars = hostvars[host]

@@ -1,4 +1,4 @@
-"""Filters of the firewall role's firewalld path (logic: plugins/plugin_utils/firewalld_rules.py).
+"""Filters of the firewall role's firewalld path (logic: plugins/plugin_utils/provision/firewalld_rules.py).
 
     wanted: "{{ port_list | cluster_suite.hpc.firewalld_wanted_rules(ssh_port, allowed_sources) }}"
     plan: "{{ wanted | cluster_suite.hpc.firewalld_plan(listing_stdout, record_text, ssh_port) }}"
@@ -7,7 +7,7 @@
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import firewalld_rules
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import firewalld_rules
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 

@@ -1,4 +1,4 @@
-"""Filters over plugins/plugin_utils/host_keys.py, for role fleet's tasks/replace.yml:
+"""Filters over plugins/plugin_utils/provision/host_keys.py, for role fleet's tasks/replace.yml:
 
     keys: "{{ scan.stdout | cluster_suite.hpc.host_keys_scanned }}"
     check: "{{ keys | cluster_suite.hpc.host_keys_check(node, fleet_host_key_fingerprint, fleet_trust_on_first_use) }}"
@@ -6,7 +6,7 @@
     name: "{{ address | cluster_suite.hpc.host_keys_name(port) }}"
     plan: "{{ found.stdout | cluster_suite.hpc.host_keys_plan(node, name, check.keys) }}"
 """
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import host_keys as logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import host_keys as logic
 
 
 def host_keys_scanned(text):

@@ -1,4 +1,4 @@
-"""Filters over the job description (logic: plugins/plugin_utils/job_spec.py, job_checks.py).
+"""Filters over the job description (logic: plugins/plugin_utils/jobs/spec.py, jobs/checks.py).
 
     plan: "{{ job_vars | cluster_suite.hpc.job_plan(groups, hostvars, project_dir, launch_python) }}"
     problems: "{{ job_vars | cluster_suite.hpc.job_plan_errors(groups, hostvars, project_dir, launch_python) }}"
@@ -17,7 +17,8 @@
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_ifaces, job_preflight
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_spec, job_versions
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import versions as job_versions
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 
@@ -96,7 +97,7 @@ def job_interface_env(iface, address, npu, job_env=None):
 
 
 def job_version_verdicts(plan, versions):
-    """Version differences across the job's nodes, as the doctor judges them (job_versions.py)."""
+    """Version differences across the job's nodes, as the doctor judges them (jobs/versions.py)."""
     return job_versions.version_verdicts(_job_plain(plan), _job_plain(versions))
 
 

@@ -1,9 +1,9 @@
-"""Filters of the failure analysis of a launch (logic: plugins/plugin_utils/job_failures.py).
+"""Filters of the failure analysis of a launch (logic: plugins/plugin_utils/jobs/failures.py).
 
     "{{ activity | cluster_suite.hpc.job_hang_report(timeout, started, now, ranks) }}"   whether the job hangs
 """
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_failures
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import failures as job_failures
 
 
 def job_hang_report(activity, timeout, started, now, ranks=()):

@@ -1,9 +1,9 @@
-"""Filter of role job over plugins/plugin_utils/job_healthy.py (job_use_ledger, job_exclude_unhealthy,
+"""Filter of role job over plugins/plugin_utils/jobs/healthy.py (job_use_ledger, job_exclude_unhealthy,
 job_min_nodes).
 
     healthy: "{{ job_vars | cluster_suite.hpc.job_healthy(groups, healthy_json_text, path, ledger_view) }}"
 """
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_healthy as logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import healthy as logic
 
 
 def job_healthy(job, groups, result_text, result_path=logic.DEFAULT_RESULT, ledger=None):

@@ -1,4 +1,4 @@
-"""Filters over plugins/plugin_utils/ledger_findings.py: what the doctor, acceptance and a
+"""Filters over plugins/plugin_utils/fleet/findings.py: what the doctor, acceptance and a
 launch's node checks tell the node ledger (role cluster's tasks/ledger_record.yml records them).
 
     findings: "{{ _doctor_report | cluster_suite.hpc.ledger_doctor_findings(hostvars, report_path) }}"
@@ -6,8 +6,8 @@ launch's node checks tell the node ledger (role cluster's tasks/ledger_record.ym
     findings: "{{ {node: [problem, ...]} | cluster_suite.hpc.ledger_preflight_findings(evidence) }}"
     lines: "{{ cluster_ledger | cluster_suite.hpc.ledger_changes }}"
 """
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import doctor_report
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import ledger_findings as logic
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import report as doctor_report
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import findings as logic
 
 
 def ledger_doctor_findings(report, hostvars, evidence):

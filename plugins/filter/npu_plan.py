@@ -1,5 +1,5 @@
-"""Filters for NPU device IP plans and HCCL rank tables (logic: plugins/plugin_utils/device_plan.py
-and plugins/plugin_utils/rank_table.py).
+"""Filters for NPU device IP plans and HCCL rank tables (logic: plugins/plugin_utils/npu_plan/plan.py
+and plugins/plugin_utils/npu_plan/rank_table.py).
 
     npu_plan: "{{ groups['npu_nodes'] | cluster_suite.hpc.npu_device_plan(hostvars) }}"
     npu_plan_problems: "{{ npu_plan | cluster_suite.hpc.npu_plan_errors(hostvars) }}"
@@ -11,8 +11,8 @@ and plugins/plugin_utils/rank_table.py).
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import device_plan
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import rank_table
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.npu_plan import plan as device_plan
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.npu_plan import rank_table
 
 
 def npu_device_plan(hosts, hostvars):

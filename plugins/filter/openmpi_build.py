@@ -1,4 +1,4 @@
-"""Filters of the openmpi role (logic: plugins/plugin_utils/openmpi_build.py).
+"""Filters of the openmpi role (logic: plugins/plugin_utils/provision/openmpi_build.py).
 
     key: "{{ ansible_facts | cluster_suite.hpc.openmpi_build_key(version, flags, sha256, prefix) }}"
     installed: "{{ marker_text | cluster_suite.hpc.openmpi_marker_key }}"
@@ -12,7 +12,7 @@
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import openmpi_build
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import openmpi_build
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 

@@ -1,10 +1,10 @@
 """The OS vars files a role tries for a node, most specific first
-(logic: plugins/plugin_utils/os_vars.py).
+(logic: plugins/plugin_utils/provision/os_vars.py).
 
     files: "{{ ansible_facts | cluster_suite.hpc.os_vars_files }}"
 """
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import os_vars
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import os_vars
 
 
 def os_vars_files(facts):

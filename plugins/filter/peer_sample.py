@@ -1,9 +1,9 @@
-"""Filter over plugins/plugin_utils/peer_sample.py: which pairs of nodes a check tests.
+"""Filter over plugins/plugin_utils/acceptance/peer_sample.py: which pairs of nodes a check tests.
 
     plan: "{{ nodes | cluster_suite.hpc.peer_plan(exhaustive_max_nodes, partners, seed) }}"
 """
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import peer_sample
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import peer_sample
 
 
 def peer_plan(nodes, exhaustive_max_nodes, partners, seed):

@@ -1,4 +1,4 @@
-"""Filters of the preflight validation (playbooks/validate.yml) over plugins/plugin_utils/inventory_checks.py.
+"""Filters of the preflight validation (playbooks/validate.yml) over plugins/plugin_utils/validation/inventory.py.
 
     problems: "{{ groups | cluster_suite.hpc.cluster_inventory_problems(hostvars) }}"
 
@@ -12,14 +12,15 @@ import os
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import inventory_checks, role_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory as inventory_checks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 
 ROLES = role_settings.ROLES_DIR
 
 
 def role_argument_specs(roles_dir=ROLES):
     """variable -> {"type", "elements", "choices", "role"} from every role's argument specs
-    (read by plugins/plugin_utils/role_settings.py)."""
+    (read by plugins/plugin_utils/validation/role_settings.py)."""
     try:
         return role_settings.all_specs(os.path.normpath(roles_dir))
     except role_settings.SettingsError as error:

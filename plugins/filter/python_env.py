@@ -1,4 +1,4 @@
-"""Filters of the python_env role (logic: plugins/plugin_utils/python_env.py).
+"""Filters of the python_env role (logic: plugins/plugin_utils/provision/python_env.py).
 
     lines: "{{ settings | cluster_suite.hpc.python_env_requirements }}"              ["torch===2.13.0+cpu", ...]
     pins: "{{ settings | cluster_suite.hpc.python_env_pins }}"                       [{name, version}, ...]
@@ -17,7 +17,7 @@
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import python_env
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import python_env
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 
 

@@ -1,6 +1,6 @@
 """Filters of playbooks/upgrade.yml (role fleet, tasks/upgrade_*.yml); the logic is
-plugins/plugin_utils/rolling_upgrade.py."""
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import rolling_upgrade
+plugins/plugin_utils/fleet/rolling_upgrade.py."""
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import rolling_upgrade
 
 
 def upgrade_needed(pins, installed, env_exists, openmpi_needs_install):

@@ -4,7 +4,7 @@ Plain stdlib functions (see docs/architecture.md); plugins/modules/doctor_probe.
 around them. Every collector takes its I/O as arguments (``run`` for commands, ``read`` for
 files, ``which`` for PATH look-ups) so the unit tests drive them with fakes. A collector never
 raises for what the node lacks: a missing tool, file or package is data (``absent`` or
-``error``), judged on the controller by plugins/plugin_utils/doctor_report.py.
+``error``), judged on the controller by plugins/plugin_utils/doctor/report.py.
 """
 
 import json

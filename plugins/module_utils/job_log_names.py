@@ -1,7 +1,7 @@
 """Where each launcher writes a rank's log, relative to the job's log directory.
 
 Shared by the node module job_log_activity (hang detection) and the controller's summary
-(plugin_utils/job_log_summary.py), so that both recognise the same files.
+(plugin_utils/jobs/log_summary.py), so that both recognise the same files.
 """
 import re
 

@@ -34,7 +34,7 @@ def node_paths(home, job_dir, log_dir):
     """(absolute job directory, absolute log directory) for a plan's job_dir and log_dir.
 
     A relative job_dir is under home; log_dir is relative to the job directory (the plan's
-    default is logs; plugins/plugin_utils/job_spec.py keeps it inside).
+    default is logs; plugins/plugin_utils/jobs/spec.py keeps it inside).
     """
     home = home.rstrip("/") or "/"
     absolute_job_dir = job_dir if job_dir.startswith("/") else os.path.join(home, job_dir)

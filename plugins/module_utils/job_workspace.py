@@ -4,7 +4,7 @@
 The suite deletes only what it created: the job directory <base>/<job name> carries a marker
 file (MARKER) from the launch that made it, and a launch clears only the suite's own
 directories inside it (run, bin, tls, code, the log and recovery directories). The controller
-has already refused paths that leave the job directory by their text (plugins/plugin_utils/job_spec.py);
+has already refused paths that leave the job directory by their text (plugins/plugin_utils/jobs/spec.py);
 here, on the node, the same paths are checked after symlinks:
 
 - the job directory must not be the home itself, a dot-directory or inside one, nor a symlink;

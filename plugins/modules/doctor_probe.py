@@ -10,7 +10,7 @@ description:
   - The node side of role C(doctor) (C(playbooks/doctor.yml)). It only reads; the verdicts (same
     versions on every node, interfaces present, /etc/hosts consistent, firewall as the inventory
     expects, the device IP plan applied) are made on the controller by
-    C(plugins/plugin_utils/doctor_report.py), which sees every node at once.
+    C(plugins/plugin_utils/doctor/report.py), which sees every node at once.
   - O(what=system) (run as root) reads the host name, every interface and its IPv4 addresses
     (C(ip -j addr show)), C(/etc/hosts), the state of ufw and firewalld, NCCL's version (C(nccl.h)
     or the C(libnccl.so) the linker cache knows), and, when asked, the CANN version under

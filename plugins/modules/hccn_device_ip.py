@@ -7,7 +7,7 @@ DOCUMENTATION = r"""
 module: hccn_device_ip
 short_description: Apply an Ascend node's NPU device addresses with hccn_tool
 description:
-  - Applies one node's part of the device plan (see C(plugins/plugin_utils/device_plan.py)) in one call,
+  - Applies one node's part of the device plan (see C(plugins/plugin_utils/npu_plan/plan.py)) in one call,
     which is much faster over SSH than one command task per device and setting.
   - For every device reads C(hccn_tool -i N -ip -g) and runs
     C(hccn_tool -i N -ip -s address A netmask M) only where the address or netmask differs.

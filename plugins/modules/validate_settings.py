@@ -7,7 +7,7 @@ DOCUMENTATION = r"""
 module: validate_settings
 short_description: Check the settings of the collection's roles, every problem at once
 description:
-  - The one validation path of the collection's role settings (plugins/plugin_utils/role_settings.py).
+  - The one validation path of the collection's role settings (plugins/plugin_utils/validation/role_settings.py).
     For each role of O(roles) and each host of O(hosts), the role's settings as the host has them
     (inventory, C(-e), role parameters of the current host), else the role's C(defaults/main.yml),
     are checked against the role's own rules (ports, paths, versions, ranges...); a boolean given as

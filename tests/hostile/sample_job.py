@@ -14,7 +14,7 @@ writes
                                per rank in the rank's log too)
 
 The values come from the corpus (hostile_corpus.generate: hand-written plus hypothesis, fixed seed), keep
-those plugins/plugin_utils/job_spec.py accepts, and pick, with a seeded random choice, one value with each
+those plugins/plugin_utils/jobs/spec.py accepts, and pick, with a seeded random choice, one value with each
 kind of trouble (spaces, both quotes, $(...), backticks, ;, &&, .., /, ~, unicode, a 4 KB string,
 ...) before filling up. Environment names avoid what the launch itself needs (PATH, LD_*, PYTHON*,
 framework and MPI variables) and what the shell owns (_, UID, IFS, ...).
@@ -28,9 +28,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [HERE, os.path.join(ROOT, "plugins", "plugin_utils")]
+sys.path[:0] = [HERE, os.path.join(ROOT, "collections")]
 
-import job_spec  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec  # noqa: E402  pylint: disable=wrong-import-position
 from hostile_corpus import generate  # noqa: E402  pylint: disable=wrong-import-position
 
 CODE_DIR = "tests/hostile/echo_job"

@@ -30,7 +30,7 @@ import pytest
 import yaml
 from ansible.plugins.filter.core import quote, regex_replace
 
-import inventory_checks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory as inventory_checks
 import preflight
 from hostile_corpus import (CODE_DIR, ENV_BLOCK, ROOT, SAFE_WORD, bash_n, bash_words, command_at, generate,
                             run_bash, unsafe_count)

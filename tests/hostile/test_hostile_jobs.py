@@ -1,7 +1,7 @@
 """The hostile-input corpus against every job_* string and list field.
 
 For every field at least 500 values (hostile_corpus.generate: hand-written plus generated) go through the
-same check the playbooks use (plugins/filter/job.py's job_plan_errors over plugins/plugin_utils/job_spec)
+same check the playbooks use (plugins/filter/job.py's job_plan_errors over plugins/plugin_utils/jobs/spec.py)
 in this process. Each value must be either
 
 - refused, with a message naming the variable and no raw control character (no other exception:
@@ -29,7 +29,7 @@ from collections import namedtuple
 import pytest
 
 import job as job_filters  # plugins/filter/job.py
-import job_spec
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
 from hostile_corpus import (CODE_DIR, ROOT, SAFE_WORD, bash_words, command_at, contexts, env_values, generate,
                             unsafe_count)
 from hostile_harness import (JOB_PLAY, SHELL_FILES, inventory_yaml, refusal_problems, render_problems, rendered,

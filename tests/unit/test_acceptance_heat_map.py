@@ -1,11 +1,11 @@
-"""plugins/plugin_utils/acceptance_heat_map.py and module acceptance_heat_map: the PNG it writes, decoded
+"""plugins/plugin_utils/acceptance/heat_map.py and module acceptance_heat_map: the PNG it writes, decoded
 here with zlib and struct (chunks, CRCs, filter bytes), read pixel by pixel."""
 import itertools
 import struct
 import zlib
 from pathlib import Path
 
-import acceptance_heat_map as heat_map
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import heat_map
 from ansible_collections.cluster_suite.hpc.plugins.action.acceptance_heat_map import ActionModule
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError
 

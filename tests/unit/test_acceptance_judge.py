@@ -1,16 +1,16 @@
-"""plugins/plugin_utils/acceptance_judge.py, acceptance_report.py, acceptance_settings.py and the
-heat map of a judged report (plugins/plugin_utils/acceptance_heat_map.py, its PNG decoded pixel by pixel):
+"""plugins/plugin_utils/acceptance/judge.py, acceptance/report.py, validation/acceptance.py and the
+heat map of a judged report (plugins/plugin_utils/acceptance/heat_map.py, its PNG decoded pixel by pixel):
 verdicts, reasons, healthy nodes, report, cells."""
 import random
 
 import pytest
 
-import acceptance_heat_map as heat_map
-import acceptance_judge as judge
-import acceptance_report as report_text
-import peer_sample
-import acceptance_settings
-import ledger_findings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import heat_map
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import judge
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import report as report_text
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import peer_sample
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import acceptance as acceptance_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import findings as ledger_findings
 from test_acceptance_heat_map import Image, cell_centre
 
 NODES = ["node1", "node2", "node3", "node4"]

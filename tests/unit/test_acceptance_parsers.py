@@ -1,11 +1,10 @@
-"""plugins/plugin_utils/acceptance_parsers.py against the tools' published output (tests/data/acceptance,
+"""plugins/plugin_utils/acceptance/parsers.py against the tools' published output (tests/data/acceptance,
 sources in its README.md)."""
 from pathlib import Path
 
 import pytest
 
-import acceptance_parsers as parsers
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import parsers
 DATA = Path(__file__).resolve().parent.parent / "data" / "acceptance"
 
 

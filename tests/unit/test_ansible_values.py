@@ -2,7 +2,7 @@
 
 import collections
 
-from ansible_values import is_int, plain
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int, plain
 
 
 class LazyMapping(collections.abc.Mapping):

@@ -57,4 +57,4 @@ def test_every_name_in_the_architecture_doc_exists():
 def test_a_missing_name_is_caught():
     assert exists("plugins/plugin_utils/no_such_file.py") is False
     assert exists("cluster_suite.hpc.no_such_module") is False
-    assert exists("job_preflight") is True and exists("device_plan_rules.py") is True
+    assert exists("job_preflight") is True and exists("npu_plan/rules.py") is True

@@ -1,8 +1,8 @@
-"""Carrying site.yml on past failed nodes (plugins/plugin_utils/carry_on.py): the finding kept for
+"""Carrying site.yml on past failed nodes (plugins/plugin_utils/fleet/carry_on.py): the finding kept for
 a failed node, the nodes a play lost, the run's fail limit and the closing message."""
 import pytest
 
-import carry_on
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import carry_on
 from ansible_collections.cluster_suite.hpc.plugins.filter.carry_on import FilterModule
 
 

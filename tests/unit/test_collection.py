@@ -18,7 +18,7 @@ from scenarios import planning
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
 SHIPPED = ("roles/job/tasks/launch.yml", "plugins/modules/job_preflight.py", "plugins/action/job_summary.py",
-           "plugins/filter/job.py", "plugins/module_utils/socket_ifname.py", "plugins/plugin_utils/job_spec.py",
+           "plugins/filter/job.py", "plugins/module_utils/socket_ifname.py", "plugins/plugin_utils/jobs/spec.py",
            "playbooks/launch.yml", "playbooks/render.yml", "playbooks/site.yml", "inventory/sample/hosts.yml", "jobs/sample_msrun.yml",
            "README.md", "requirements.txt", "meta/runtime.yml")
 # A module or filter's fully qualified name: namespace.collection.name.

@@ -1,11 +1,11 @@
-"""Tests for plugins/plugin_utils/device_plan.py and the npu_plan filter plugin."""
+"""Tests for plugins/plugin_utils/npu_plan/plan.py and the npu_plan filter plugin."""
 
 import copy
 
 import pytest
 
-import device_plan
-from device_plan import PlanError, detect_targets, generate_plan, host_detect_targets, validate_plan
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.npu_plan import plan as device_plan
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.npu_plan.plan import PlanError, detect_targets, generate_plan, host_detect_targets, validate_plan
 
 NETMASK = "255.255.255.0"
 # Ascend's PyTorch multi-node training guide: hccn_tool -ip -s on AI Server0 and AI Server1.

@@ -1,4 +1,4 @@
-"""The doctor's NPU health gates (plugins/plugin_utils/doctor_checks_npu_health.py) over what module
+"""The doctor's NPU health gates (plugins/plugin_utils/doctor/npu_health.py) over what module
 doctor_probe reads from the sandbox's stand-ins (sandbox/stand-ins: npu-smi and hccn_tool in the
 formats of Ascend's references), with faults switched on per device as a Molecule case does."""
 import json
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import doctor_report as dr
-from doctor_checks_npu_health import chip_family
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import report as dr
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor.npu_health import chip_family
 from hccn_output import parse_npu_fields, parse_npu_table, parse_tls
 from module_runner import run_module
 from test_doctor_report import HOSTS, SETTINGS, healthy_node
@@ -104,8 +104,7 @@ def test_each_fault_is_a_verdict_on_its_node_naming_the_device(faulty):
 
 
 def test_a_ledger_reason_names_the_check_and_device(faulty):
-    import ledger_findings
-
+    from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import findings as ledger_findings
     report = faulty
     findings = ledger_findings.doctor_findings(report, {h: {"ran": True, "reached": True} for h in HOSTS}, "r.json")
     assert findings["node2"]["result"] == "fail"

@@ -1,15 +1,14 @@
-"""plugins/plugin_utils/doctor_report.py and its check families: one entry per check per node, failures on the
+"""plugins/plugin_utils/doctor/report.py and its check families: one entry per check per node, failures on the
 node to fix."""
 import copy
 import json
 
 import pytest
 
-import doctor_checks_network
-import doctor_checks_versions
-import doctor_report as dr
-import doctor_settings
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import network as doctor_checks_network
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import versions as doctor_checks_versions
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import report as dr
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import doctor as doctor_settings
 HOSTS = ["node1", "node2", "node3"]
 ADDR = {"node1": "10.0.0.1", "node2": "10.0.0.2", "node3": "10.0.0.3"}
 PLAN_NET = "192.168.10%d.%d"

@@ -1,7 +1,7 @@
 """Role firewall's settings check: every problem at once, named by host and variable."""
 import pytest
 
-from firewall_settings import settings_errors
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.firewall import settings_errors
 
 GOOD = {"firewall_mode": "open_ports", "firewall_ssh_port": 22, "firewall_master_ports": [8118, 29500],
         "firewall_hccl_port_range": "60000:60015", "firewall_mpi_port_range": "46000:46099",

@@ -1,12 +1,12 @@
 """firewalld converges like ufw: the firewall role removes the rules it added and no longer wants,
-never an administrator's rule, never SSH (plugins/plugin_utils/firewalld_rules.py)."""
+never an administrator's rule, never SSH (plugins/plugin_utils/provision/firewalld_rules.py)."""
 import importlib.util
 import json
 import pathlib
 
 import pytest
 
-from firewalld_rules import parse_present, parse_record, plan, wanted_rules
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.firewalld_rules import parse_present, parse_record, plan, wanted_rules
 
 PORTS = [{"name": "master", "port": "8118"}, {"name": "master", "port": "29500"},
          {"name": "hccl", "port": "60000:60015"}, {"name": "mpi", "port": "46000:46099"}]

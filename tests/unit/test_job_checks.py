@@ -1,12 +1,11 @@
-"""plugins/plugin_utils/job_checks.py: the job variables' defaults come from role job's defaults file."""
+"""plugins/plugin_utils/jobs/checks.py: the job variables' defaults come from role job's defaults file."""
 
 import os
 
 import pytest
 import yaml
 
-import job_checks
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import checks as job_checks
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROLE_DEFAULTS = os.path.join(ROOT, "roles", "job", "defaults", "main.yml")
 

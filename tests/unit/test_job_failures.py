@@ -1,4 +1,4 @@
-"""Tests for plugins/plugin_utils/job_failures.py and the catalogue roles/job/files/failure_catalogue.yml:
+"""Tests for plugins/plugin_utils/jobs/failures.py and the catalogue roles/job/files/failure_catalogue.yml:
 the known causes of a failed job, the ranks a launcher reports dead, the first failure on one
 clock and hangs."""
 
@@ -9,9 +9,8 @@ import pathlib
 import pytest
 import yaml
 
-import job_failures
-import job_log_summary as job_logs
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import failures as job_failures
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import log_summary as job_logs
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CATALOGUE = job_failures.load_catalogue(
     yaml.safe_load((ROOT / "roles/job/files/failure_catalogue.yml").read_text()))

@@ -1,4 +1,4 @@
-"""The job description's safety rules (plugins/plugin_utils/job_checks.py): paths stay inside the job
+"""The job description's safety rules (plugins/plugin_utils/jobs/checks.py): paths stay inside the job
 directory, strings are matched whole, control characters are refused, values that reach a shell
 are restricted, the suite's own variables are reserved and secrets stay out of the plan."""
 
@@ -6,8 +6,7 @@ import subprocess
 
 import pytest
 
-import job_spec
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
 GROUPS = {"cluster": ["node1", "node2"], "cluster_master": ["node1"], "cpu_nodes": ["node1", "node2"]}
 HOSTVARS = {"node1": {"ansible_host": "10.0.0.1"}, "node2": {"ansible_host": "10.0.0.2"}}
 

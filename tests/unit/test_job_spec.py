@@ -1,9 +1,8 @@
-"""Tests for plugins/plugin_utils/job_spec.py and job_checks.py: the job description and its plan."""
+"""Tests for plugins/plugin_utils/jobs/spec.py and jobs/checks.py: the job description and its plan."""
 
 import pytest
 
-import job_spec
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
 GROUPS = {
     "cluster": ["node1", "node2"],
     "cluster_master": ["node1"],

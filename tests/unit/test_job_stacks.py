@@ -1,4 +1,4 @@
-"""Tests for plugins/plugin_utils/job_stacks.py (on real py-spy dumps, tests/data/stacks/README.md)
+"""Tests for plugins/plugin_utils/jobs/stacks.py (on real py-spy dumps, tests/data/stacks/README.md)
 and plugins/module_utils/job_stack_dump.py (on real processes of this machine)."""
 import json
 import os
@@ -9,7 +9,7 @@ import time
 import pytest
 
 import job_stack_dump as node_stacks
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils import job_stacks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import stacks as job_stacks
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "stacks", "torchrun_gloo")
 JOB_DIR = "/x"

@@ -1,7 +1,6 @@
-"""plugins/plugin_utils/job_versions.py: a launch refuses what the doctor fails and warns of what
+"""plugins/plugin_utils/jobs/versions.py: a launch refuses what the doctor fails and warns of what
 it warns of, across the job's nodes."""
-import job_versions
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import versions as job_versions
 HOSTS = ["node1", "node2", "node3"]
 
 

@@ -1,8 +1,7 @@
-"""plugins/plugin_utils/ledger_findings.py: the doctor's, acceptance's and a launch's findings for the ledger."""
+"""plugins/plugin_utils/fleet/findings.py: the doctor's, acceptance's and a launch's findings for the ledger."""
 import job_preflight
 import job_workspace
-import ledger_findings
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import findings as ledger_findings
 EVIDENCE = "/p/logs/doctor/report.json"
 REPORT = {"nodes": ["node1", "node2", "node3", "node4"], "entries": [
     {"check": "ssh_login", "node": "node1", "status": "ok", "message": ""},

@@ -1,4 +1,4 @@
-"""plugins/plugin_utils/node_clock.py and the action node_clock: a node's clock against the
+"""plugins/plugin_utils/fleet/clock.py and the action node_clock: a node's clock against the
 controller's from reads between two controller timestamps, and the node's time service."""
 import json
 import os
@@ -8,8 +8,7 @@ import sys
 
 import pytest
 
-import node_clock
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import clock as node_clock
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 

@@ -1,4 +1,4 @@
-"""The node ledger (plugins/plugin_utils/node_ledger.py) and the action node_ledger over it."""
+"""The node ledger (plugins/plugin_utils/fleet/ledger.py) and the action node_ledger over it."""
 import datetime
 import json
 import multiprocessing
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-import node_ledger
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import ledger as node_ledger
 from ansible_collections.cluster_suite.hpc.plugins.action.node_ledger import apply
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError
 

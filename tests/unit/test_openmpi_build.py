@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from openmpi_build import build_key, build_plan, marker_key, ring_errors, settings_errors
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.openmpi_build import build_key, build_plan, marker_key, ring_errors, settings_errors
 
 SHA = "ddaee7dbdb01eb4fab1fda5b5e03e8bbff026711806c095c1f39bb410f99f263"
 FACTS = {"distribution": "Debian", "distribution_major_version": "12",

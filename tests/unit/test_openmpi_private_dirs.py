@@ -1,8 +1,8 @@
 """Root never builds, and the training user never runs the ring, where another local user could
-have put something first: openmpi_build_dir and openmpi_ring_dir (plugins/plugin_utils/openmpi_build.py)."""
+have put something first: openmpi_build_dir and openmpi_ring_dir (plugins/plugin_utils/provision/openmpi_build.py)."""
 import pytest
 
-from openmpi_build import path_chain, private_dir_errors, private_path_errors, settings_errors
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.openmpi_build import path_chain, private_dir_errors, private_path_errors, settings_errors
 
 SHA = "ddaee7dbdb01eb4fab1fda5b5e03e8bbff026711806c095c1f39bb410f99f263"
 

@@ -1,11 +1,11 @@
 """The OS vars file each role loads for a node, chosen as geerlingguy's roles choose it
-(plugins/plugin_utils/os_vars.py), against the roles' real vars/ directories."""
+(plugins/plugin_utils/provision/os_vars.py), against the roles' real vars/ directories."""
 import pathlib
 
 import pytest
 import yaml
 
-from os_vars import DEFAULT, candidates, first_found
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.os_vars import DEFAULT, candidates, first_found
 
 ROLES = pathlib.Path(__file__).resolve().parents[2] / "roles"
 OS_VARS_ROLES = ["firewall", "openmpi", "ssh_trust"]

@@ -1,11 +1,9 @@
-"""plugins/plugin_utils/peer_sample.py: every pair up to a size, a bounded sample above."""
+"""plugins/plugin_utils/acceptance/peer_sample.py: every pair up to a size, a bounded sample above."""
 import itertools
 
 from hypothesis import given, strategies as st
 
-import peer_sample
-
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import peer_sample
 def _check_rounds(rounds):
     for pairs in rounds:
         members = [node for pair in pairs for node in pair]

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
-from python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
                         wheel_python_fits, wheelhouse_key)
 from module_runner import run_module

@@ -1,11 +1,11 @@
-"""Tests for plugins/plugin_utils/rank_table.py."""
+"""Tests for plugins/plugin_utils/npu_plan/rank_table.py."""
 
 import copy
 import json
 
 import pytest
 
-from rank_table import RankTableError, build_rank_table, validate_rank_table
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.npu_plan.rank_table import RankTableError, build_rank_table, validate_rank_table
 
 GUIDE_ADDRESSES = {
     "10.0.0.1": [

@@ -1,13 +1,12 @@
-"""plugins/plugin_utils/role_settings.py: every role's settings checked one way (the specs and
-defaults read from the roles, one typo check, each role's own rules), and npu_env_settings.py."""
+"""plugins/plugin_utils/validation/role_settings.py: every role's settings checked one way (the specs and
+defaults read from the roles, one typo check, each role's own rules), and validation/npu_env.py."""
 import os
 
 import pytest
 import yaml
 
-import npu_env_settings
-import role_settings
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import npu_env as npu_env_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 ROLES = role_settings.ROLES_DIR
 
 

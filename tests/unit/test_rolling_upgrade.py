@@ -1,8 +1,7 @@
-"""plugins/plugin_utils/rolling_upgrade.py: playbooks/upgrade.yml's batch size, what needs an
+"""plugins/plugin_utils/fleet/rolling_upgrade.py: playbooks/upgrade.yml's batch size, what needs an
 upgrade, the gate's verdict and the message of a stopped upgrade."""
-import role_settings
-import rolling_upgrade
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import rolling_upgrade
 GROUPS = {"cluster": ["node1", "node2", "node3"], "cluster_master": ["node1"]}
 
 

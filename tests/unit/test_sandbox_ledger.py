@@ -7,8 +7,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-import node_ledger
-
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import ledger as node_ledger
 ROOT = Path(__file__).resolve().parents[2]
 LIB = ROOT / "sandbox" / "lib.sh"
 

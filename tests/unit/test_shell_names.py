@@ -1,14 +1,14 @@
 """One rule for the environment variable names the suite writes into scripts
-(plugins/plugin_utils/shell_names.py), and whole-value matching of the settings' patterns: each
+(plugins/plugin_utils/validation/shell_names.py), and whole-value matching of the settings' patterns: each
 consumer refuses the shell's own names and a value with a trailing newline."""
 import pytest
 
-import doctor_settings
-import job_spec
-import npu_env_settings
-import openmpi_build
-from inventory_checks import inventory_errors
-from shell_names import ENV_NAME, SHELL_NAME
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import doctor as doctor_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import npu_env as npu_env_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import openmpi_build
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.inventory import inventory_errors
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.shell_names import ENV_NAME, SHELL_NAME
 from test_inventory_checks import good_inventory
 from test_openmpi_build import good_settings
 

@@ -1,0 +1,2 @@
+"""The acceptance test: which pairs to measure (peer_sample), the tools' output (parsers), the
+verdicts (judge), the report's text (report) and heat map (heat_map)."""
