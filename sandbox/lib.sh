@@ -105,7 +105,7 @@ ensure_containers_conf() {
   echo "sandbox: wrote $conf (no CAP_SYS_RESOURCE on this host)"
 }
 
-# Forget the node ledger of <inventory> (plugins/plugin_utils/node_ledger.py, under the default
+# Forget the node ledger of <inventory> (plugins/plugin_utils/fleet/ledger.py, under the default
 # cluster_ledger_dir: $XDG_STATE_HOME, else ~/.local/state, then /cluster-suite/ledger), the
 # inventory named as its file and as its directory: a new sandbox reuses node names and addresses,
 # and its nodes must not inherit the quarantines of the old one.

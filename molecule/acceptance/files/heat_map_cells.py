@@ -2,7 +2,7 @@
 
     heat_map_cells.py HEAT_MAP_PNG REPORT_JSON
 
-Decodes the PNG with zlib and struct (8-bit RGB, as plugins/plugin_utils/acceptance_heat_map.py writes
+Decodes the PNG with zlib and struct (8-bit RGB, as plugins/plugin_utils/acceptance/heat_map.py writes
 it) and prints JSON: {"size": [width, height], "pairs": [{"pair": "node1-node2", "status": ...,
 "ratio": ..., "colours": [[r, g, b], [r, g, b]]}]}, the colours being the centres of the pair's
 two cells (row of its first node and column of its second, and the mirror one). The cells are
