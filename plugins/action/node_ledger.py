@@ -7,6 +7,7 @@ import datetime
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import carry_on
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import ledger as node_ledger
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import ledger_view
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
 OPERATIONS = ("read", "record", "quarantine", "retire", "return", "add", "host_key", "upgraded")
@@ -57,9 +58,9 @@ def apply(args, check_mode, now):
                 node_ledger.write(path, ledger)
     except (node_ledger.LedgerError, OSError) as error:
         raise ActionError("node_ledger: %s; nothing was changed" % error) from error
-    result = node_ledger.view(ledger, sorted(nodes), args["max_age"], now)
+    result = ledger_view.view(ledger, sorted(nodes), args["max_age"], now)
     return dict(result, changed=bool(changed), nodes_changed=changed, ledger=path,
-                table=node_ledger.table(result["rows"]))
+                table=ledger_view.table(result["rows"]))
 
 
 class ActionModule(ControllerAction):

@@ -13,6 +13,7 @@ import os
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory as inventory_checks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 
 ROLES = role_settings.ROLES_DIR
@@ -50,9 +51,9 @@ def cluster_inventory_problems(groups, hostvars, roles_dir=ROLES):
         # The settings of roles job and doctor come with each run (-e) and are checked by those
         # roles, with their own messages: not read here.
         names = [name for name in host_vars.keys()
-                 if name in inventory_checks.CHECKED_VARS or name in inventory_checks.RENAMED
-                 or (name in specs and specs[name]["role"] not in inventory_checks.RUN_ROLES)
-                 or name.startswith(inventory_checks.TYPO_PREFIXES)]
+                 if name in inventory_checks.CHECKED_VARS or name in inventory_settings.RENAMED
+                 or (name in specs and specs[name]["role"] not in inventory_settings.RUN_ROLES)
+                 or name.startswith(inventory_settings.TYPO_PREFIXES)]
         # Without ansible_host the checks take the inventory name as the address.
         plain_hostvars[host] = _plain_vars(host, host_vars, names, errors)
     return errors + inventory_checks.inventory_errors(dict(groups), plain_hostvars, specs)

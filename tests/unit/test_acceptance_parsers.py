@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import parsers
+
 DATA = Path(__file__).resolve().parent.parent / "data" / "acceptance"
 
 

@@ -161,7 +161,7 @@ def test_a_node_without_npu_data_is_not_checked():
 OPEN_AS_NOBODY = r"""
 import json, os, sys
 sys.path.insert(0, sys.argv[1])
-from doctor_probe import open_device_files
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.npu_probe import open_device_files
 if os.getuid() == 0:
     os.setgroups([]); os.setgid(65534); os.setuid(65534)
 print(json.dumps(open_device_files(sys.argv[2:])))

@@ -9,6 +9,7 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import ne
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import versions as doctor_checks_versions
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import report as dr
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import doctor as doctor_settings
+
 HOSTS = ["node1", "node2", "node3"]
 ADDR = {"node1": "10.0.0.1", "node2": "10.0.0.2", "node3": "10.0.0.3"}
 PLAN_NET = "192.168.10%d.%d"

@@ -1,5 +1,6 @@
 """Role fleet's rule in plugins/plugin_utils/validation/role_settings.py: playbooks/fleet.yml's bad input."""
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
+
 GROUPS = {"cluster": ["node1", "node2", "node3"], "cluster_master": ["node1"]}
 
 

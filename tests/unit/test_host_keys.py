@@ -3,6 +3,7 @@ The fingerprints were printed by `ssh-keygen -lf` (OpenSSH 9) for the keys below
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import host_keys
+
 ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFMo49WP2oOCgfcnooRXDSVIF4X1M+jaulg6lWf7KMCH"
 ED25519_FP = "SHA256:wMILQInLg4JwujAp0ccW3z6ctPZkf09m7p5W8C/0bfc"
 ECDSA = ("ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBAhpsaWvckaVdrN4hHCDd408HfRqNAbo"

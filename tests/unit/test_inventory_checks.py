@@ -65,7 +65,8 @@ def test_all_problems_reported_at_once():
 
 # --- ansible_port, cluster_network_cidr, role settings against their argument specs ----------
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.inventory import check_settings, type_name  # noqa: E402
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.inventory_settings import check_settings  # noqa: E402
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.text import type_name  # noqa: E402
 
 
 SPECS = {
@@ -185,7 +186,7 @@ def test_type_name_hides_subclasses():
 
 # --- whole values, no control characters (item 5) ---------------------------------------------
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.inventory import control_text  # noqa: E402
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.text import control_text  # noqa: E402
 
 
 @pytest.mark.parametrize("value", ["root\n", "trainer\n", "trainer\t", "train\x00er", "\ttrainer", "trainer\r",

@@ -11,6 +11,7 @@ import yaml
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import failures as job_failures
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import log_summary as job_logs
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CATALOGUE = job_failures.load_catalogue(
     yaml.safe_load((ROOT / "roles/job/files/failure_catalogue.yml").read_text()))

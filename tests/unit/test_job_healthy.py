@@ -2,6 +2,7 @@
 import json
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import healthy as job_healthy
+
 GROUPS = {"cluster": ["node1", "node2", "node3", "node4"], "cluster_master": ["node1"]}
 RESULT = json.dumps({"healthy": ["node2", "node4"], "passed": False,
                      "excluded": {"node1": "slow: its best pair 0.003 GB/s is 0.25 of the cluster's",

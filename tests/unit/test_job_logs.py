@@ -3,6 +3,7 @@
 import json
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import log_summary as job_logs
+
 TRACEBACK = """rank 3 on node2: past the first barrier
 Traceback (most recent call last):
   File "/home/trainer/jobs/fail/code/fail_on_rank.py", line 22, in <module>

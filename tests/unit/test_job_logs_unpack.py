@@ -12,6 +12,8 @@ import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import log_summary as job_log_summary
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import log_unpack as job_log_unpack
+
+
 def add(tar, name, kind=tarfile.REGTYPE, data=b"", link="", mode=0o644):
     info = tarfile.TarInfo(name)
     info.type, info.linkname, info.mode, info.mtime = kind, link, mode, 1700000000

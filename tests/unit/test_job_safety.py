@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
+
 GROUPS = {"cluster": ["node1", "node2"], "cluster_master": ["node1"], "cpu_nodes": ["node1", "node2"]}
 HOSTVARS = {"node1": {"ansible_host": "10.0.0.1"}, "node2": {"ansible_host": "10.0.0.2"}}
 

@@ -3,6 +3,7 @@
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
+
 GROUPS = {
     "cluster": ["node1", "node2"],
     "cluster_master": ["node1"],

@@ -1,6 +1,7 @@
 """plugins/plugin_utils/jobs/versions.py: a launch refuses what the doctor fails and warns of what
 it warns of, across the job's nodes."""
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import versions as job_versions
+
 HOSTS = ["node1", "node2", "node3"]
 
 

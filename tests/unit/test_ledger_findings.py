@@ -2,6 +2,7 @@
 import job_preflight
 import job_workspace
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import findings as ledger_findings
+
 EVIDENCE = "/p/logs/doctor/report.json"
 REPORT = {"nodes": ["node1", "node2", "node3", "node4"], "entries": [
     {"check": "ssh_login", "node": "node1", "status": "ok", "message": ""},

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import clock as node_clock
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 

@@ -4,6 +4,8 @@ import itertools
 from hypothesis import given, strategies as st
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import peer_sample
+
+
 def _check_rounds(rounds):
     for pairs in rounds:
         members = [node for pair in pairs for node in pair]

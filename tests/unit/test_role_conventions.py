@@ -50,3 +50,21 @@ def test_every_reader_of_a_shared_value_depends_on_cluster():
 def test_a_reader_without_the_dependency_is_caught(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "dependencies", lambda role: [])
     assert "openmpi" in readers_without_dependency() and "ssh_trust" in readers_without_dependency()
+
+
+# The roles Molecule also runs on their own, which check their settings from their first task.
+SELF_CHECKING = ("firewall", "openmpi", "python_env")
+
+
+def test_roles_run_on_their_own_check_their_settings_first_through_one_entry():
+    for role in SELF_CHECKING:
+        with open(os.path.join(ROLES, role, "tasks", "main.yml"), encoding="utf-8") as handle:
+            first = yaml.safe_load(handle)[0]
+        assert first["ansible.builtin.include_role"] == {"name": "cluster_suite.hpc.cluster",
+                                                         "tasks_from": "check_settings"}, role
+        assert first["vars"] == {"cluster_checked_role": role}
+    with open(os.path.join(ROLES, "cluster", "tasks", "check_settings.yml"), encoding="utf-8") as handle:
+        entry = yaml.safe_load(handle)
+    assert entry[0]["cluster_suite.hpc.validate_settings"]["roles"] == ["{{ cluster_checked_role }}"]
+    # one entry: no role keeps a validation task file of its own
+    assert [role for role in os.listdir(ROLES) if os.path.exists(os.path.join(ROLES, role, "tasks", "validate.yml"))] == []

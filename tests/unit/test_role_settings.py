@@ -7,6 +7,7 @@ import yaml
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import npu_env as npu_env_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
+
 ROLES = role_settings.ROLES_DIR
 
 

@@ -2,6 +2,7 @@
 upgrade, the gate's verdict and the message of a stopped upgrade."""
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import rolling_upgrade
+
 GROUPS = {"cluster": ["node1", "node2", "node3"], "cluster_master": ["node1"]}
 
 

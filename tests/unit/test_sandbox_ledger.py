@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import ledger as node_ledger
+
 ROOT = Path(__file__).resolve().parents[2]
 LIB = ROOT / "sandbox" / "lib.sh"
 

@@ -2,7 +2,7 @@
 
 A job is described by ``job_*`` variables (a file under ``jobs/`` passed with ``-e @file``, or
 extra vars). ``check_job`` checks every one of them before anything is copied or started and
-returns the checked values, or raises JobSpecError listing every problem; job_spec.build_plan
+returns the checked values, or raises JobSpecError listing every problem; jobs/spec.py (build_plan)
 turns the values into the plan. Every message names the node and the variable: job-wide settings
 are reported on the master node, which runs the launcher (msrun's scheduler, mpirun, the dynamic
 cluster's scheduler, torchrun's rank 0).
@@ -14,23 +14,15 @@ import ipaddress
 import os
 import re
 
-import yaml
-
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.defaults import DEFAULTS, RUN_OPTIONS
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.launchers import (
+    DEFAULT_PORTS, LAUNCHERS, default_workers, node_kind)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.paths import job_dirs
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.tls import check_tls
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.shell_names import ENV_NAME, SHELL_NAME
 
-LAUNCHERS = ("msrun", "mpirun", "dynamic", "torchrun")
-NODE_GROUPS = (("npu_nodes", "npu"), ("gpu_nodes", "gpu"), ("cpu_nodes", "cpu"))
-# What the frameworks compute on (cluster_backend, auto: from the node's kind), MindSpore's device
-# target and torch's backend for it.
-BACKEND_OF_KIND = {"npu": "ascend", "gpu": "gpu", "cpu": "cpu"}
-DEVICE_TARGETS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
-TORCH_BACKENDS = {"ascend": "hccl", "gpu": "nccl", "cpu": "gloo"}
-DEFAULT_PORTS = {"msrun": 8118, "dynamic": 8118, "torchrun": 29500, "mpirun": None}
-# Modules the node's Python must import for each launcher (mpirun runs any program).
-LAUNCHER_MODULES = {"msrun": "mindspore", "dynamic": "mindspore", "torchrun": "torch", "mpirun": ""}
 # Every pattern is applied with fullmatch: `$` alone would accept a trailing newline.
-JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # Variables the suite sets itself: a job may not override them through job_env (CS_* also tell
 # the ranks where to record their exit status).
 RESERVED_ENV = re.compile(r"CS_.*|MS_ROLE|MS_NODE_ID|MS_SCHED_HOST|MS_SCHED_PORT|MS_WORKER_NUM|"
@@ -38,57 +30,11 @@ RESERVED_ENV = re.compile(r"CS_.*|MS_ROLE|MS_NODE_ID|MS_SCHED_HOST|MS_SCHED_PORT
 # job_env names whose values are secrets: written to a 0600 file by a no_log task, never shown.
 SECRET_ENV = re.compile(r".*(PASSWORD|PASSWD|TOKEN|SECRET|KEY).*", re.IGNORECASE)
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
-# One component of a job path: no leading dot (no '.', '..' or dot-directory such as ~/.ssh).
-PATH_COMPONENT = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*")
 # A command or path that reaches a shell as one word: job_python, job_mpirun_prefix.
 COMMAND_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
 # mpirun's btl/oob_tcp_if_include: interface names or CIDRs, comma-separated.
 IF_INCLUDE = re.compile(r"[A-Za-z0-9_.:/-]+(,[A-Za-z0-9_.:/-]+)*")
-# First components of an absolute job_base_dir that belong to the system (or to everyone:
-# /tmp, /var/tmp, /dev/shm are world-writable) and never hold a job.
-SYSTEM_TOPS = frozenset(("bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc",
-                         "root", "run", "sbin", "snap", "sys", "tmp", "usr", "var", "lost+found"))
-# Directories of the job directory that the suite itself fills (and clears on every launch).
-SUITE_SUBDIRS = ("run", "bin", "tls", "code")
-TLS_FIELDS = ("server_cert_path", "crl_path", "client_cert_path", "ca_cert_path", "cipher_list",
-              "cert_expire_warning_time_in_day")
-TLS_SECRETS = ("client_password", "server_password")
 
-# Every job variable with its default, read from role job's defaults (roles/job/defaults/main.yml,
-# two folders up from plugins/plugin_utils in the checkout as in the installed collection).
-DEFAULTS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
-                             "roles", "job", "defaults", "main.yml")
-# Required, so commented out in the defaults file: no default.
-REQUIRED = ("job_name", "job_launcher", "job_script")
-# Options of a run rather than of the job (read by role job's tasks themselves).
-RUN_OPTIONS = ("job_wait", "job_stop_grace", "job_stacks_root", "job_render_only", "job_render_dir")
-# Defaults the defaults file computes with Jinja from other settings (job_port from
-# cluster_master_port / cluster_torchrun_port, job_python from the inventory's launch_python).
-# Ansible resolves them before the job reaches these checks, so the text of the expression means
-# nothing here: they stand as None, "worked out from the inventory" (job_port: DEFAULT_PORTS of
-# the launcher; job_python: the launch_python of build_plan). Any other templated default is an
-# error when this module is loaded: decide how the checks treat it and list it here.
-TEMPLATED = ("job_port", "job_python")
-
-
-def _load_defaults(path=DEFAULTS_FILE):
-    """{job variable: default} of the job itself (not RUN_OPTIONS), from role job's defaults."""
-    with open(path, encoding="utf-8") as handle:
-        defaults = yaml.safe_load(handle) or {}
-    loaded = {name: None for name in REQUIRED}
-    for name, value in defaults.items():
-        if name in RUN_OPTIONS:
-            continue
-        if isinstance(value, str) and ("{{" in value or "{%" in value):
-            if name not in TEMPLATED:
-                raise ValueError(f"{path}: {name}: a templated default that jobs/checks.py does not know; "
-                                 f"add it to TEMPLATED with what it stands for")
-            value = None
-        loaded[name] = value
-    return loaded
-
-
-DEFAULTS = _load_defaults()
 # Variables that only stop/logs need (the rest may be absent there).
 CONTROL_VARIABLES = ("job_name", "job_hosts", "job_base_dir", "job_log_dir", "job_master")
 
@@ -124,27 +70,6 @@ def _int_in(value, low, high):
 
 def _scalar(value):
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
-
-
-def node_kind(host, groups):
-    """npu, gpu or cpu: the first node group that holds ``host``."""
-    for group, kind in NODE_GROUPS:
-        if host in (groups.get(group) or []):
-            return kind
-    return "cpu"
-
-
-def node_backend(host, groups, variables):
-    """ascend, gpu or cpu: the host's cluster_backend, auto resolved from its node group."""
-    backend = (variables or {}).get("cluster_backend", "auto")
-    return BACKEND_OF_KIND[node_kind(host, groups)] if backend == "auto" else backend
-
-
-def default_workers(host, hostvars, kind):
-    """The node's device count (npu_device_count / gpu_device_count), 1 on CPU nodes."""
-    variables = hostvars.get(host, {})
-    count = variables.get("npu_device_count") if kind == "npu" else variables.get("gpu_device_count")
-    return count if is_int(count) and count > 0 else 1
 
 
 def _check_unknown(job, errors, where):
@@ -184,127 +109,6 @@ def _hosts_and_master(job, groups, errors):
     # Node rank 0 is the master (torchrun's rank 0, msrun's scheduler node); the rest keep order.
     ordered = ([master] if master in hosts else []) + [h for h in dict.fromkeys(hosts) if h != master]
     return ordered, master, where
-
-
-def _split_path(path):
-    """("/", parts) for an absolute path, ("~", parts) for one under the training user's home.
-
-    "~/x" and a relative "x" are both under the home; "~" alone and "~user" are not paths here.
-    Empty and "." parts are dropped; ".." stays, to be refused by the caller.
-    """
-    if path.startswith("~"):
-        if path != "~" and not path.startswith("~/"):
-            raise ValueError("~user paths are not supported; give a path under the training user's home")
-        root, rest = "~", path[1:]
-    elif path.startswith("/"):
-        root, rest = "/", path
-    else:
-        root, rest = "~", path
-    return root, tuple(part for part in rest.split("/") if part not in ("", "."))
-
-
-def _show(root, parts):
-    return ("~/" if root == "~" else "/") + "/".join(parts)
-
-
-def _bad_part(parts):
-    """The first part that is '..', a dot-directory or outside the safe characters, or None."""
-    return next((part for part in parts if not PATH_COMPONENT.fullmatch(part)), None)
-
-
-def _base_dir(job, where, errors):
-    """(root, parts) of job_base_dir: under the home, or an absolute path outside the system's."""
-    base = job.get("job_base_dir", DEFAULTS["job_base_dir"])
-    problem = None
-    if not isinstance(base, str) or not base:
-        problem = f"must be a directory path, got {base!r}"
-    else:
-        try:
-            root, parts = _split_path(base)
-        except ValueError as error:
-            problem = f"{base!r}: {error}"
-        else:
-            bad = _bad_part(parts)
-            if bad is not None:
-                problem = (f"{base!r} resolves to {_show(root, parts)}: {bad!r} is not allowed (no '..', "
-                           f"no dot-directories; letters, digits, '_', '+', '-', '.')")
-            elif not parts:
-                problem = f"{base!r} resolves to the home or root directory itself"
-            elif root == "/" and (parts[0] in SYSTEM_TOPS or parts == ("home",)):
-                problem = (f"{base!r} resolves to {_show(root, parts)}, a system or shared directory; "
-                           f"use a path under the training user's home (default jobs) or a data "
-                           f"directory such as /data/jobs")
-    if problem:
-        errors.append(f"{where}: job_base_dir: {problem}")
-        return "~", (DEFAULTS["job_base_dir"],)
-    return root, parts
-
-
-def _inside_job_dir(job, name, default, job_root, job_parts, where, errors):
-    """A path option that must lie inside the job directory, relative to it ('logs')."""
-    value = job.get(name, "") or ""
-    shown_job_dir = _show(job_root, job_parts)
-    if not isinstance(value, str):
-        errors.append(f"{where}: {name}: must be a path inside the job directory {shown_job_dir}, got {value!r}")
-        return default
-    if not value:
-        return default
-    try:
-        root, parts = _split_path(value)
-    except ValueError as error:
-        errors.append(f"{where}: {name}: {value!r}: {error}")
-        return default
-    if value.startswith(("/", "~")):
-        full_root, full = root, parts
-    elif parts[:len(job_parts)] == job_parts and job_root == "~":
-        full_root, full = root, parts  # given from the home, as "jobs/<name>/logs"
-    else:
-        full_root, full = job_root, job_parts + parts
-    bad = _bad_part(parts)
-    resolved = _show(full_root, _lexical(full))
-    if bad is not None or full_root != job_root or full[:len(job_parts)] != job_parts or len(full) == len(job_parts):
-        reason = f"{bad!r} is not allowed (no '..', no dot-directories)" if bad is not None else \
-            f"it is not inside the job directory {shown_job_dir}"
-        errors.append(f"{where}: {name}: {value!r} resolves to {resolved}: {reason}; the suite clears this "
-                      f"directory on every launch, so it must be the job's own (default {default})")
-        return default
-    inner = full[len(job_parts):]
-    if inner[0] in SUITE_SUBDIRS:
-        errors.append(f"{where}: {name}: {value!r} resolves to {resolved}, inside the suite's own "
-                      f"{inner[0]}/ directory of the job; choose another name (default {default})")
-        return default
-    return "/".join(inner)
-
-
-def _lexical(parts):
-    """parts with '..' applied (for messages: where a path would lead)."""
-    out = []
-    for part in parts:
-        if part == "..":
-            if out:
-                out.pop()
-        else:
-            out.append(part)
-    return tuple(out)
-
-
-def _job_dirs(job, where, errors):
-    """(name, job directory, log directory relative to it, recovery directory relative to it).
-
-    The job directory is <job_base_dir>/<job_name>, relative to the training user's home unless
-    absolute; the log and recovery directories always lie inside it (the suite clears them).
-    """
-    name = job.get("job_name")
-    if not isinstance(name, str) or not JOB_NAME.fullmatch(name):
-        errors.append(f"{where}: job_name: must be 1-64 letters, digits, '.', '_' or '-' starting "
-                      f"with a letter or digit, got {name!r}")
-        name = None
-    root, base_parts = _base_dir(job, where, errors)
-    job_parts = base_parts + ((name,) if name else ("job",))
-    log_dir = _inside_job_dir(job, "job_log_dir", "logs", root, job_parts, where, errors)
-    recovery = _inside_job_dir(job, "job_dynamic_recovery_path", "recovery", root, job_parts, where, errors)
-    job_dir = "/".join(job_parts) if root == "~" else "/" + "/".join(job_parts)
-    return name, (job_dir if name else None), log_dir, recovery
 
 
 def _check_script(job, where, project_dir, errors):
@@ -447,36 +251,12 @@ def _check_int(job, name, low, high, where, errors, allow_none=False):
     return value
 
 
-def _check_tls(job, where, errors):
-    tls = job.get("job_dynamic_tls") or {}
-    if not isinstance(tls, dict):
-        errors.append(f"{where}: job_dynamic_tls: must be a mapping, got a {type(tls).__name__}")
-        return {}
-    if not tls:
-        return {}
-    for key in sorted(set(tls) - set(TLS_FIELDS) - set(TLS_SECRETS)):
-        errors.append(f"{where}: job_dynamic_tls: {key} is not a field of the TLS config "
-                      f"(fields: {', '.join(TLS_FIELDS + TLS_SECRETS)})")
-    for key in ("server_cert_path", "client_cert_path", "ca_cert_path") + TLS_SECRETS:
-        if not isinstance(tls.get(key), str) or not tls.get(key):
-            errors.append(f"{where}: job_dynamic_tls: {key} is required when TLS is on")
-    days = tls.get("cert_expire_warning_time_in_day", 90)
-    if not _int_in(days, 7, 180):
-        errors.append(f"{where}: job_dynamic_tls: cert_expire_warning_time_in_day {days!r} is not "
-                      f"an integer from 7 to 180")
-    config = {key: tls.get(key, "") for key in TLS_FIELDS}
-    config["cert_expire_warning_time_in_day"] = days
-    # The passwords stay out of the plan (it is a fact, shown with -v): the playbook writes them
-    # from job_dynamic_tls straight into a 0600 file with no_log.
-    return {"enabled": True, "config": config}
-
-
 def check_control(job, groups):
     """What stop.yml and logs.yml need, checked: the job's name, nodes, directories and master."""
     errors = []
     hosts, master, where = _hosts_and_master(job, groups, errors)
     _check_strings(job, where, errors)
-    name, job_dir, log_dir, _recovery = _job_dirs(job, where, errors)
+    name, job_dir, log_dir, _recovery = job_dirs(job, DEFAULTS["job_base_dir"], where, errors)
     if errors:
         raise JobSpecError(errors)
     return {"name": name, "hosts": hosts, "master": master, "job_dir": job_dir, "log_dir": log_dir}
@@ -494,7 +274,7 @@ def check_job(job, groups, hostvars, project_dir=".", launch_python="python3"):
     hosts, master, where = _hosts_and_master(job, groups, errors)
     _check_unknown(job, errors, where)
     _check_strings(job, where, errors)
-    name, job_dir, log_dir, recovery_path = _job_dirs(job, where, errors)
+    name, job_dir, log_dir, recovery_path = job_dirs(job, DEFAULTS["job_base_dir"], where, errors)
 
     launcher = job.get("job_launcher")
     if launcher not in LAUNCHERS:
@@ -556,7 +336,7 @@ def check_job(job, groups, hostvars, project_dir=".", launch_python="python3"):
         "dynamic_recovery_path": recovery_path,
         "dynamic_recovery_wait": _check_int(job, "job_dynamic_recovery_wait", 0, 3600, where, errors),
         "dynamic_hccl_cm_init": _check_bool(job, "job_dynamic_hccl_cm_init", where, errors),
-        "dynamic_tls": _check_tls(job, where, errors),
+        "dynamic_tls": check_tls(job, where, errors),
         "torch_launcher": job.get("job_torch_launcher", DEFAULTS["job_torch_launcher"]),
         "torch_backend": job.get("job_torch_backend", DEFAULTS["job_torch_backend"]),
         "torch_max_restarts": _check_int(job, "job_torch_max_restarts", 0, 100, where, errors),

@@ -1,6 +1,6 @@
 """The job description of a training launch, turned into a per-node plan.
 
-``build_plan`` checks the ``job_*`` variables against the inventory (job_checks.check_job: every
+``build_plan`` checks the ``job_*`` variables against the inventory (jobs/checks.py, check_job: every
 problem at once, before anything is copied or started) and returns the plan the templates render:
 per node its address, node rank, worker count and global ranks, plus the launcher's settings.
 
@@ -11,19 +11,21 @@ call it.
 # pylint: disable=unused-import
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.checks import (  # noqa: F401
     DEFAULTS,
-    LAUNCHER_MODULES,
-    LAUNCHERS,
     SECRET_ENV,
-    TLS_SECRETS,
     JobSpecError,
     check_control,
     check_job,
+)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.launchers import (  # noqa: F401
     DEVICE_TARGETS,
+    LAUNCHER_MODULES,
+    LAUNCHERS,
     TORCH_BACKENDS,
     default_workers,
     node_backend,
     node_kind,
 )
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.tls import TLS_SECRETS  # noqa: F401
 
 
 def control_plan(job, groups):

@@ -8,13 +8,15 @@ Every pattern matches the whole value (re.fullmatch: `$` would also match before
 newline, so "root\n" passed as a user name), and no string value the checks read may hold a
 control character (below 0x20, 0x7f, NUL): these values end up in scripts and command lines.
 """
-import difflib
 import ipaddress
 import re
 
 from ansible_collections.cluster_suite.hpc.plugins.module_utils import socket_ifname
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import is_int
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.inventory_settings import check_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.shell_names import ENV_NAME, SHELL_NAME
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.text import (
+    control_problems, control_text, grouped, host_text, shown, type_name)
 
 NODE_GROUPS = ("npu_nodes", "gpu_nodes", "cpu_nodes")
 NPU_MODELS = ("atlas800", "atlas800t_a2", "atlas900_a2_pod")
@@ -41,10 +43,6 @@ SOCKET_IFNAME = re.compile(r"\^?=?[A-Za-z0-9_.:@-]{1,15}(?:,[A-Za-z0-9_.:@-]{1,1
 NODE_PATH = re.compile(r"/[A-Za-z0-9_.+/-]*", re.ASCII)
 # A program: a bare command name (looked up in PATH on the node) or a NODE_PATH.
 COMMAND = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*|/[A-Za-z0-9_.+/-]*", re.ASCII)
-# Control characters: never in a value that reaches a script, a command line or a file name.
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-CONTROL_NAMES = {"\x00": "NUL (\\x00)", "\n": "a newline (\\n)", "\r": "a carriage return (\\r)",
-                 "\t": "a tab (\\t)", "\x1b": "an escape (\\x1b)", "\x7f": "a DEL (\\x7f)"}
 # Host variables with a format of their own, beyond "no control characters":
 # variable -> (pattern or kind, what the value must be).
 VALUE_RULES = {
@@ -75,99 +73,6 @@ CHECKED_VARS = ("ansible_host", "ansible_port", "npu_device_count", "npu_model",
                 "cluster_allow_root", "cluster_network_cidr", "ansible_user") + tuple(VALUE_RULES)
 # Variables whose own check reports control characters (check_strings leaves them out).
 OWN_CONTROL_CHECK = ("ansible_host", "cluster_user", "cluster_network_cidr") + tuple(VALUE_RULES)
-# Role settings whose unknown names are reported as typos (npu_network_* is checked by its role).
-TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_", "python_env_")
-# Settings that were renamed: old name -> (new name, its role). Values several roles read moved
-# to role cluster; the NPU connectivity test's settings became role npu_network's.
-RENAMED = {"npu_env_path": ("cluster_env_npu_path", "cluster"),
-           "npu_env_gpu_path": ("cluster_env_gpu_path", "cluster"),
-           "npu_network_hccn_tool": ("cluster_hccn_tool", "cluster"),
-           "python_env_backend": ("cluster_backend", "cluster"),
-           **{f"npu_netdetect_{name}": (f"npu_network_netdetect_{name}", "npu_network")
-              for name in ("fail", "timeout", "delay", "interval", "hccn_tool")}}
-# Roles whose settings come with each run (-e, job files) and which check them themselves: their
-# specs convert "8118" to a number, which an inventory-wide type check would refuse.
-RUN_ROLES = ("job", "doctor")
-# Inventory-wide variables with checks of their own (check_cluster_user, check_network).
-OWN_CHECKED = ("cluster_user", "cluster_allow_root", "cluster_network_cidr")
-# Argument spec types -> the YAML values they accept (no conversion: "8" is not a number).
-SPEC_TYPES = {
-    "bool": ("true or false", lambda v: isinstance(v, bool)),
-    "int": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
-    "float": ("a number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)),
-    "str": ("a string (quote it in YAML)", lambda v: isinstance(v, str)),
-    "path": ("a path (a string)", lambda v: isinstance(v, str)),
-    "list": ("a list", lambda v: isinstance(v, list)),
-    "dict": ("a mapping", lambda v: isinstance(v, dict)),
-}
-
-
-def type_name(value):
-    """The plain type name of a value (Ansible's tagged str/int subclasses read as str/int)."""
-    for kind in (bool, int, float, str, list, dict):
-        if isinstance(value, kind):
-            return kind.__name__
-    return "null" if value is None else type(value).__name__
-
-
-def _shown(value, limit=80):
-    """repr() of a value without Ansible's tagged subclasses showing through (control characters
-    escaped, so a message stays on one line), cut after ``limit`` characters."""
-    for kind in (bool, int, float, str):
-        if isinstance(value, kind):
-            value = kind(value)
-            break
-    text = repr(value)
-    if len(text) > limit:
-        text = f"{text[:limit]}... ({len(value) if isinstance(value, (str, list, dict)) else len(text)} long)"
-    return text
-
-
-def _host(host):
-    """A host as messages name it: as it is, or repr() when it holds a control character."""
-    return _shown(host) if control_text(host) or not isinstance(host, str) else host
-
-
-def control_text(value):
-    """What is wrong with a string holding a control character ("contains a newline (\\n)"),
-    None when it holds none (or is not a string)."""
-    if not isinstance(value, str):
-        return None
-    found = CONTROL.search(value)
-    if not found:
-        return None
-    char = found.group()
-    name = CONTROL_NAMES.get(char, f"the control character \\x{ord(char):02x}")
-    return f"contains {name} at offset {found.start()}: control characters are refused"
-
-
-def _control_problems(name, value):
-    """[(variable path, text)] for every string inside ``value`` (lists, mappings and their keys)
-    that holds a control character."""
-    text = control_text(value)
-    if text:
-        return [(name, f"{_shown(value)} {text}")]
-    problems = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            text = control_text(key)
-            if text:
-                problems.append((name, f"key {_shown(key)} {text}"))
-            else:
-                problems += _control_problems(f"{name}.{key}", item)
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            problems += _control_problems(f"{name}[{index}]", item)
-    return problems
-
-
-def _hosts_text(hosts, limit=5):
-    hosts = list(hosts)
-    if len(hosts) > limit:
-        return ", ".join(hosts[:limit]) + f" (and {len(hosts) - limit} more)"
-    return ", ".join(hosts)
-
-
 def check_groups(groups):
     errors = []
     cluster = groups.get("cluster") or []
@@ -200,9 +105,9 @@ def check_host_names(hosts):
     for host in hosts:
         text = control_text(host)
         if text:
-            errors.append(f"{_shown(host)}: inventory name: {text}")
+            errors.append(f"{shown(host)}: inventory name: {text}")
         elif not isinstance(host, str) or not INVENTORY_NAME.fullmatch(host):
-            errors.append(f"{_host(host)}: inventory name: {_shown(host)} is not a host name (letters, digits, "
+            errors.append(f"{host_text(host)}: inventory name: {shown(host)} is not a host name (letters, digits, "
                           f"'.', '_', '-', starting with a letter, digit or '_')")
     return errors
 
@@ -215,12 +120,12 @@ def check_addresses(hostvars, hosts):
         address = hostvars.get(host, {}).get("ansible_host", host)
         if not isinstance(address, str) or not address:
             errors.append(f"{host}: ansible_host: must be an IPv4 address or a host name, "
-                          f"got {_shown(address)}")
+                          f"got {shown(address)}")
             continue
         text = control_text(address)
         if text:
             if given:
-                errors.append(f"{_host(host)}: ansible_host: {_shown(address)} {text}")
+                errors.append(f"{host_text(host)}: ansible_host: {shown(address)} {text}")
             continue  # an inventory name without ansible_host: check_host_names reports it
         if IPV4_LIKE.fullmatch(address):
             try:
@@ -230,7 +135,7 @@ def check_addresses(hostvars, hosts):
                 continue
         elif not HOST_NAME.fullmatch(address):
             if given:
-                errors.append(f"{host}: ansible_host: {_shown(address)} is neither an IPv4 address nor a "
+                errors.append(f"{host}: ansible_host: {shown(address)} is neither an IPv4 address nor a "
                               f"host name (letters, digits, '-', '_' in labels separated by '.')")
             continue
         if address in holders:
@@ -258,13 +163,13 @@ def check_npu_hosts(hostvars, hosts):
                           f"node (one of {', '.join(map(str, NPU_DEVICE_COUNTS))})")
         elif not is_int(count):
             errors.append(f"{host}: npu_device_count: must be an integer, got "
-                          f"{type_name(count)} {_shown(count)}")
+                          f"{type_name(count)} {shown(count)}")
         elif count not in NPU_DEVICE_COUNTS:
             errors.append(f"{host}: npu_device_count: {count} is not a device count of an "
                           f"Ascend server (one of {', '.join(map(str, NPU_DEVICE_COUNTS))})")
         model = hvars.get("npu_model")
         if model is not None and model not in NPU_MODELS:
-            errors.append(f"{host}: npu_model: unknown hardware model {_shown(model)} (known: "
+            errors.append(f"{host}: npu_model: unknown hardware model {shown(model)} (known: "
                           f"{', '.join(NPU_MODELS)})")
     return errors
 
@@ -282,13 +187,6 @@ def user_name_problem(user, allow_root):
     return None
 
 
-def typo_text(name, role, known):
-    """What is said of an unknown setting ``name`` of ``role``, with the nearest of ``known``."""
-    close = difflib.get_close_matches(name, list(known), n=1)
-    hint = f"; did you mean {close[0]}?" if close else ""
-    return f"unknown variable (not a setting of role {role}{hint})"
-
-
 def check_cluster_user(hostvars, hosts):
     errors, users = [], {}
     for host in hosts:
@@ -297,13 +195,13 @@ def check_cluster_user(hostvars, hosts):
         allow_root = hvars.get("cluster_allow_root", False)
         if not isinstance(allow_root, bool):
             errors.append(f"{host}: cluster_allow_root: must be true or false, got "
-                          f"{type_name(allow_root)} {_shown(allow_root)}")
+                          f"{type_name(allow_root)} {shown(allow_root)}")
         found = user_name_problem(user, allow_root is True)
         if found == "control":
-            errors.append(f"{host}: cluster_user: {_shown(user)} {control_text(user)}")
+            errors.append(f"{host}: cluster_user: {shown(user)} {control_text(user)}")
             continue
         if found == "invalid":
-            errors.append(f"{host}: cluster_user: {_shown(user)} is not a valid user name")
+            errors.append(f"{host}: cluster_user: {shown(user)} is not a valid user name")
             continue
         if found == "root":
             errors.append(f"{host}: cluster_user: root is refused unless cluster_allow_root is "
@@ -325,7 +223,7 @@ def check_connection(hostvars, hosts):
             continue
         port = hvars["ansible_port"]
         if not is_int(port) or not 1 <= port <= 65535:
-            errors.append(f"{host}: ansible_port: {type_name(port)} {_shown(port)} is not a TCP port "
+            errors.append(f"{host}: ansible_port: {type_name(port)} {shown(port)} is not a TCP port "
                           f"(an integer from 1 to 65535)")
     return errors
 
@@ -340,7 +238,7 @@ def check_network(hostvars, hosts):
             continue
         text = control_text(cidr)
         if text:
-            errors.append(f"{host}: cluster_network_cidr: {_shown(cidr)} {text}")
+            errors.append(f"{host}: cluster_network_cidr: {shown(cidr)} {text}")
             continue
         try:
             if not isinstance(cidr, str) or not CIDR_LIKE.fullmatch(cidr):
@@ -353,7 +251,7 @@ def check_network(hostvars, hosts):
                     hint = f" (did you mean {ipaddress.IPv4Network(cidr, strict=False)}?)"
                 except ValueError:
                     hint = ""
-            errors.append(f"{host}: cluster_network_cidr: {_shown(cidr)} is not an IPv4 network in CIDR "
+            errors.append(f"{host}: cluster_network_cidr: {shown(cidr)} is not an IPv4 network in CIDR "
                           f"notation such as 10.0.0.0/24{hint}")
             continue
         address = hvars.get("ansible_host", host)
@@ -368,11 +266,6 @@ def check_network(hostvars, hosts):
     return errors
 
 
-def _grouped(found):
-    """{(variable, text): [hosts]} as messages, one per variable and problem."""
-    return [f"{_hosts_text(holders)}: {name}: {text}" for (name, text), holders in found.items()]
-
-
 def check_strings(hostvars, hosts):
     """No string the checks read (nested in lists and mappings too) holds a control character.
 
@@ -385,9 +278,9 @@ def check_strings(hostvars, hosts):
         for name in sorted(hvars):
             if name in OWN_CONTROL_CHECK:
                 continue
-            for path, text in _control_problems(name, hvars[name]):
+            for path, text in control_problems(name, hvars[name]):
                 found.setdefault((path, text), []).append(host)
-    return _grouped(found)
+    return grouped(found)
 
 
 def _value_problem(name, value):
@@ -396,40 +289,40 @@ def _value_problem(name, value):
     if rule == "env":
         if not isinstance(value, dict):
             return None  # the argument spec's type check reports it
-        problems = _control_problems(name, value)
+        problems = control_problems(name, value)
         if problems:
             return problems[0][1] if problems[0][0] == name else f"{problems[0][0]}: {problems[0][1]}"
         for key in value:
             if not isinstance(key, str) or not ENV_NAME.fullmatch(key):
-                return f"{_shown(key)} is not an environment variable name"
+                return f"{shown(key)} is not an environment variable name"
             if SHELL_NAME.fullmatch(key):
                 return f"{key} is a variable the shell sets or reads itself; choose another name"
         return None
     if not isinstance(value, str):
         # Role settings: check_settings reports a wrong type against the argument spec.
         if name in ("launch_python", "render_user_home", "render_iface"):
-            return f"must be a string, got {type_name(value)} {_shown(value)}"
+            return f"must be a string, got {type_name(value)} {shown(value)}"
         return None
     if value == "" and name in ("npu_env_hccl_socket_ifname", "npu_env_nccl_socket_ifname", "npu_env_hccl_if_ip",
                                 "openmpi_ring_if_include", "cluster_python_provided"):
         return None  # empty: not set
     text = control_text(value)
     if text:
-        return f"{_shown(value)} {text}"
+        return f"{shown(value)} {text}"
     if rule == "ipv4":
         try:
             if not IPV4_LIKE.fullmatch(value):
                 raise ValueError
             ipaddress.IPv4Address(value)
         except ValueError:
-            return f"{_shown(value)} is not {wanted}"
+            return f"{shown(value)} is not {wanted}"
         return None
     if rule == "node_path":
         if not NODE_PATH.fullmatch(value) or ".." in value.split("/"):
-            return f"{_shown(value)} is not {wanted}"
+            return f"{shown(value)} is not {wanted}"
         return None
     if not rule.fullmatch(value):
-        return f"{_shown(value)} is not {wanted}"
+        return f"{shown(value)} is not {wanted}"
     return None
 
 
@@ -445,55 +338,7 @@ def check_values(hostvars, hosts):
             text = _value_problem(name, hvars[name])
             if text:
                 found.setdefault((name, text), []).append(host)
-    return _grouped(found)
-
-
-def check_settings(hostvars, hosts, specs):
-    """Role settings set in the inventory have the type of the role's argument spec, a choice it
-    allows, and a name the role knows (typos of firewall_*, openmpi_*, ssh_trust_*, npu_env_*).
-
-    specs: variable -> {"type", "elements", "choices", "role"} from the roles'
-    meta/argument_specs.yml (every entry point). Messages naming several hosts stand for one
-    setting (usually from group_vars) that is wrong on each of them.
-    """
-    found = {}
-    for host in hosts:
-        hvars = hostvars.get(host, {})
-        for name in sorted(hvars):
-            value = hvars[name]
-            spec = specs.get(name)
-            if name in RENAMED:
-                new_name, role = RENAMED[name]
-                found.setdefault((name, f"renamed to {new_name} (role {role}): set that instead"),
-                                 []).append(host)
-                continue
-            if name in OWN_CHECKED or (spec or {}).get("role") in RUN_ROLES:
-                continue
-            if spec is None:
-                if name.startswith(TYPO_PREFIXES):
-                    prefix = next(p for p in TYPO_PREFIXES if name.startswith(p))
-                    found.setdefault((name, typo_text(name, prefix.rstrip("_"), specs)), []).append(host)
-                continue
-            if value is None:
-                continue
-            kind = spec.get("type", "str")
-            wanted, accepts = SPEC_TYPES.get(kind, (None, None))
-            if accepts is not None and not accepts(value):
-                found.setdefault((name, f"must be {wanted}, got {type_name(value)} {_shown(value)}"),
-                                 []).append(host)
-                continue
-            if kind == "list" and spec.get("elements") in SPEC_TYPES:
-                wanted, accepts = SPEC_TYPES[spec["elements"]]
-                bad = [item for item in value if not accepts(item)]
-                if bad:
-                    found.setdefault((name, f"every item must be {wanted}, got {type_name(bad[0])} "
-                                            f"{_shown(bad[0])}"), []).append(host)
-                    continue
-            choices = spec.get("choices")
-            if choices and value not in choices:
-                found.setdefault((name, f"{_shown(value)} is not one of {', '.join(map(str, choices))}"),
-                                 []).append(host)
-    return _grouped(found)
+    return grouped(found)
 
 
 # The sample inventory's placeholder for a value only the operator knows (docs/guide.md, step 3).
@@ -508,7 +353,7 @@ def check_fill_in(hostvars, hosts):
             if hostvars[host][name] == FILL_IN:
                 found.setdefault((name, f"still {FILL_IN}: fill in your value (docs/guide.md, step 3)"),
                                  []).append(host)
-    return _grouped(found)
+    return grouped(found)
 
 
 def inventory_errors(groups, hostvars, specs=None):

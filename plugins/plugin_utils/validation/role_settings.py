@@ -24,6 +24,8 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation impor
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import doctor as doctor_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import firewall as firewall_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory as inventory_checks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.text import host_text
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import checks as job_checks
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import npu_env as npu_env_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import openmpi_build
@@ -149,9 +151,9 @@ def typo_problems(host, names, check_roles, roles_dir=ROLES_DIR):
         longer = [other + "_" for other in TYPO_ROLES if other != role and other.startswith(prefix)]
         for name in sorted(names):
             if not name.startswith(prefix) or name.startswith(tuple(longer)) or name in known or name in internal \
-                    or name in inventory_checks.RENAMED:
+                    or name in inventory_settings.RENAMED:
                 continue
-            problems.append(f"{inventory_checks._host(host)}: {name}: {inventory_checks.typo_text(name, role, known)}")
+            problems.append(f"{host_text(host)}: {name}: {inventory_settings.typo_text(name, role, known)}")
     return problems
 
 
@@ -311,6 +313,6 @@ RULES = {
 def problems(role, settings, host, groups=None, roles_dir=ROLES_DIR):
     """Every problem of one host's settings of ``role`` (its options, valued as the host has
     them, else the role's defaults): text given for a bool, then the role's own rules."""
-    found = [] if role in inventory_checks.RUN_ROLES else bool_problems(role, settings, host, roles_dir)
+    found = [] if role in inventory_settings.RUN_ROLES else bool_problems(role, settings, host, roles_dir)
     rule = RULES.get(role)
     return found + (rule(settings, host, groups) if rule else [])
