@@ -114,10 +114,10 @@ forget_ledger() {
   [ -d "$dir" ] || return 0
   while IFS= read -r path; do
     rm -f "$path" "$path.lock"
-  done < <(python3 - "$PROJECT_DIR/plugins/plugin_utils" "$dir" "$inventory" <<'PY'
+  done < <(python3 - "$PROJECT_DIR/collections" "$dir" "$inventory" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[1])
-import node_ledger
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import ledger as node_ledger
 for source in (sys.argv[3], os.path.dirname(os.path.abspath(sys.argv[3]))):
     print(node_ledger.ledger_path(sys.argv[2], source))
 PY

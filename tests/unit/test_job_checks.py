@@ -5,6 +5,7 @@ import os
 import pytest
 import yaml
 
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import checks as job_checks
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import defaults as job_defaults
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -41,12 +42,12 @@ def test_check_job_returns_the_checked_values():
     hostvars = {"node1": {"ansible_host": "10.0.0.1"}, "node2": {"ansible_host": "10.0.0.2"}}
     job = {"job_name": "demo", "job_launcher": "torchrun", "job_script": "/opt/train.py",
            "job_port": "29501", "job_workers_per_node": 2}
-    checked = job_defaults.check_job(job, groups, hostvars)
+    checked = job_checks.check_job(job, groups, hostvars)
     assert checked["hosts"] == ["node2", "node1"] and checked["master_addr"] == "10.0.0.2"
     assert checked["workers"] == {"node1": 2, "node2": 2} and checked["worker_num"] == 4
     assert checked["port"] == 29501 and checked["python"] == "python3"
     assert checked["options"]["timeout"] == 3600 and checked["options"]["torch_launcher"] == "torchrun"
-    with pytest.raises(job_defaults.JobSpecError) as info:
-        job_defaults.check_job(dict(job, job_port="80", job_tiemout=5), groups, hostvars)
+    with pytest.raises(job_checks.JobSpecError) as info:
+        job_checks.check_job(dict(job, job_port="80", job_tiemout=5), groups, hostvars)
     assert info.value.errors == ["node2: job_tiemout: not a job variable (known: job_timeout)",
                                  "node2: job_port: 80 is not an integer from 1024 to 65535"]

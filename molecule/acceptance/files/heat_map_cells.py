@@ -14,8 +14,8 @@ import struct
 import sys
 import zlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "plugins", "plugin_utils"))
-from acceptance_heat_map import heat_map_layout
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "collections"))
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance.heat_map import heat_map_layout
 
 
 def decode(data):

@@ -26,7 +26,7 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation impor
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory as inventory_checks
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.text import host_text
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import checks as job_checks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import launchers as job_launchers
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import npu_env as npu_env_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import openmpi_build
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import peer_sample
@@ -190,7 +190,7 @@ PYTHON_ENV_COMPAT = os.path.join(ROLES_DIR, "python_env", "files", "compat.yml")
 
 def cluster_backend(settings, host, groups=None):
     """cluster_backend with auto resolved from the host's group (as role python_env's vars do)."""
-    return job_checks.node_backend(host, groups or {}, settings)
+    return job_launchers.node_backend(host, groups or {}, settings)
 
 
 def _python_env(settings, host, groups=None):
