@@ -4,6 +4,7 @@
  * so a user outside the driver's group gets ACL_ERROR_RT_DEV_SETUP_ERROR (507033) like on a real
  * node, and an id outside [0, device count) ACL_ERROR_RT_INVALID_DEVICEID (107001). Device
  * memory is host memory; streams run nothing of their own. */
+#define _GNU_SOURCE /* O_CLOEXEC under any -std */
 #include "acl/acl.h"
 #include <errno.h>
 #include <fcntl.h>

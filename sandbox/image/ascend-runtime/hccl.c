@@ -4,6 +4,7 @@
  * OpenMPI's MPI_Allreduce in the process when the communicator is made, and the communicator must
  * span MPI_COMM_WORLD in its rank order (the way hccl_test makes it). Like the real library, it
  * refuses a rank whose thread has no device set (aclrtSetDevice) and root info it did not make. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "hccl/hccl.h"
 #include <dlfcn.h>
 #include <limits.h>
