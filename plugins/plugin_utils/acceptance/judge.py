@@ -16,13 +16,14 @@ spread wider than `spread_limit` (the largest over the smallest), or of which so
 some ran, make the verdict inconclusive: named in the report with its samples, never slow,
 nobody left out for it. Samples all under the line agree, however far apart.
 
-Beside each round of suspect pairs measured again run control pairs (up to CONTROL_PAIRS pairs
-of nodes judged ok, in none of the round's pairs): every sample of a pair then has pairs
-measured at the same time beside it, and a pair whose every sample has them is judged on its
-samples over the median of those beside it ("beside" in the report), on the best of them against
-the same ratio (interference only slows a test down: a pair that kept up once is not slow).
-What slows every pair of a round alike (a busy machine, shared cores, a congested switch) then
-condemns nobody; what slows one pair or node does.
+With each round of suspect pairs measured again go control pairs (up to CONTROL_PAIRS pairs
+of nodes judged ok, in none of the round's pairs), measured one pair at a time (role acceptance):
+every sample of a pair then has pairs beside it (its first-pass round-mates, then the controls'
+samples of the same number), and a pair whose every sample has them is judged on its samples
+over the median of those ("beside" in the report), on the best of them against the same ratio
+(interference only slows a test down: a pair that kept up once is not slow). What slows every
+pair alike (a busy machine, shared cores, a congested switch) then condemns nobody; what slows
+one pair or node does.
 
 Thresholds are relative to the cluster's own median, so they hold on any hardware:
 - intra-node: a node is slow when its figure is under intra_slow_ratio x the median of all nodes';

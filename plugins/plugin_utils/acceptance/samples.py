@@ -48,7 +48,7 @@ def ratio(value, reference):
 def sampled(records, settings, size, beside=None):
     """One test's samples (its records, first sample first) as one result: "ran" with the median
     of the samples, "broken" when every sample broke, "mixed" when some broke and some ran;
-    "beside": each sample over the median of the pairs measured at the same time (None where
+    "beside": each sample over the median of the pairs of the same round and sample (None where
     none was), from `beside` ({(round, sample): [(hosts, busbw)]})."""
     records = sorted(records, key=lambda record: int(record.get("sample") or 1))
     results = [measure({**record, "timeout": settings["timeout"]}, size) for record in records]
@@ -76,7 +76,7 @@ def sampled(records, settings, size, beside=None):
 
 
 def moment(record):
-    """The round and sample a test ran in: the tests of one moment ran side by side."""
+    """The round and sample of a test: the tests of one moment are compared with each other."""
     return (record.get("round"), int(record.get("sample") or 1))
 
 
