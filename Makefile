@@ -70,9 +70,9 @@ lint: venv  ## yamllint and ansible-lint (production profile)
 	$(BIN)/ansible-lint
 	$(phase_ended)
 
-unit: venv  ## pytest over tests/ (no sandbox needed)
+unit: venv  ## pytest over tests/ (no sandbox needed), a test file per core at a time
 	$(phase_started)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 	$(phase_ended)
 
 molecule: setup assets  ## Every Molecule scenario, each on its own sandbox, MOLECULE_LANES (2) at a time

@@ -1,6 +1,7 @@
 """The conventions docs/architecture.md states for roles, checked on the roles themselves: a role
 that reads a value of role cluster (cluster_*) lists cluster under dependencies in meta/main.yml,
-so that the value has its home and its default wherever the role runs."""
+so that the value has its home and its default wherever the role runs; every playbook validates
+first."""
 import os
 import re
 import sys
@@ -68,3 +69,15 @@ def test_roles_run_on_their_own_check_their_settings_first_through_one_entry():
     assert entry[0]["cluster_suite.hpc.validate_settings"]["roles"] == ["{{ cluster_checked_role }}"]
     # one entry: no role keeps a validation task file of its own
     assert [role for role in os.listdir(ROLES) if os.path.exists(os.path.join(ROLES, role, "tasks", "validate.yml"))] == []
+
+
+def test_every_playbook_validates_before_anything_else():
+    """Each playbook's first entry imports playbooks/validate.yml (the bad-input corpus relies on
+    it: an inventory case runs through one playbook, not through each)."""
+    playbooks = os.path.join(ROOT, "playbooks")
+    names = sorted(name for name in os.listdir(playbooks) if name.endswith(".yml") and name != "validate.yml")
+    assert "site.yml" in names and "launch.yml" in names
+    for name in names:
+        with open(os.path.join(playbooks, name), encoding="utf-8") as handle:
+            first = yaml.safe_load(handle)[0]
+        assert first.get("ansible.builtin.import_playbook") == "validate.yml", name
