@@ -1,11 +1,12 @@
-"""Action validate_settings: every role's settings of the hosts given, checked on the controller.
+"""Action validate_settings: the inventory, every role's settings of the hosts given and the job
+description, checked on the controller: the one action of playbooks/validate.yml.
 
 Options and results are documented in plugins/modules/validate_settings.py; the checks are
-plugins/plugin_utils/validation/role_settings.py.
+plugins/plugin_utils/validation/gate.py and role_settings.py.
 """
 from ansible.errors import AnsibleError
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import gate, role_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.controller_action import ActionError, ControllerAction
 
@@ -31,14 +32,21 @@ def _trusted(value):
 # current play's, as they would be when the role runs there.
 PLAY_VARS = ("ansible_play_hosts", "ansible_play_hosts_all", "ansible_play_batch", "play_hosts", "ansible_play_name",
              "playbook_dir", "ansible_check_mode", "ansible_diff_mode", "ansible_run_tags", "ansible_skip_tags",
-             "ansible_forks", "ansible_config_file", "ansible_playbook_python", "ansible_version", "omit")
+             "ansible_forks", "ansible_config_file", "ansible_playbook_python", "ansible_version", "omit",
+             *(name for names in role_settings.PLAY_SETTINGS.values() for name in names))
 
 
 class ActionModule(ControllerAction):
     ARGUMENT_SPEC = {
-        "roles": {"type": "list", "elements": "str", "required": True},
+        "inventory": {"type": "bool", "default": False},
+        "roles": {"type": "list", "elements": "str", "default": []},
         "hosts": {"type": "list", "elements": "str"},
         "typos": {"type": "bool", "default": True},
+        "job": {"type": "dict"},
+        "job_playbook": {"type": "str", "default": "launch"},
+        "job_full": {"type": "bool", "default": True},
+        "job_project_dir": {"type": "str", "default": "."},
+        "job_launch_python": {"type": "str", "default": "python3"},
         "fail": {"type": "bool", "default": True},
     }
 
@@ -74,12 +82,35 @@ class ActionModule(ControllerAction):
         return found
 
     def act(self, args, check_mode):
+        sections = []  # (heading of the failure message, problems)
+        groups = plain(self._vars.get("groups", {}), scalars=True)
+        if args["inventory"]:
+            try:
+                found = gate.inventory_problems(groups, self._vars.get("hostvars", {}))
+            except role_settings.SettingsError as error:
+                raise ActionError(f"validate_settings: {error}") from error
+            sections.append(("The inventory has {} problem(s); nothing was changed:", found))
+        if args["roles"]:
+            sections.append(("The settings have {} problem(s); nothing was changed:",
+                             self._role_problems(args, groups)))
+        if args["job"] is not None:
+            found = gate.job_problems(args["job"], self._vars.get("groups", {}), self._vars.get("hostvars", {}),
+                                      args["job_project_dir"], args["job_launch_python"], args["job_playbook"],
+                                      args["job_full"])
+            sections.append(("job description: {} problem(s):", found))
+        problems = [problem for _, found in sections for problem in found]
+        if problems and args["fail"]:
+            msg = [line for heading, found in sections if found
+                   for line in [heading.format(len(found))] + found]
+            return {"failed": True, "changed": False, "problems": problems, "msg": msg}
+        return {"changed": False, "problems": problems}
+
+    def _role_problems(self, args, groups):
         known = role_settings.roles()
         unknown = [role for role in args["roles"] if role not in known]
         if unknown:
             raise ActionError(f"validate_settings: roles: unknown role(s) {', '.join(unknown)} (known: {', '.join(known)})")
         hosts = args["hosts"] or [self._vars.get("inventory_hostname")]
-        groups = plain(self._vars.get("groups", {}), scalars=True)
         problems = []
         checked = {}
         for role in args["roles"]:
@@ -90,8 +121,4 @@ class ActionModule(ControllerAction):
         if args["typos"]:
             for host, roles in checked.items():
                 problems += role_settings.typo_problems(host, list(self._host_vars(host).keys()), roles)
-        problems = list(dict.fromkeys(problems))
-        if problems and args["fail"]:
-            return {"failed": True, "changed": False, "problems": problems,
-                    "msg": [f"The settings have {len(problems)} problem(s); nothing was changed:"] + problems}
-        return {"changed": False, "problems": problems}
+        return list(dict.fromkeys(problems))

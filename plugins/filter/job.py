@@ -1,7 +1,6 @@
 """Filters over the job description (logic: plugins/plugin_utils/jobs/spec.py, jobs/checks.py).
 
     plan: "{{ job_vars | cluster_suite.hpc.job_plan(groups, hostvars, project_dir, launch_python) }}"
-    problems: "{{ job_vars | cluster_suite.hpc.job_plan_errors(groups, hostvars, project_dir, launch_python) }}"
     control: "{{ job_vars | cluster_suite.hpc.job_control_plan(groups) }}"
     node: "{{ plan | cluster_suite.hpc.job_node(inventory_hostname) }}"
     "{{ plan | cluster_suite.hpc.job_rank_hosts }}"   {rank: host}
@@ -20,6 +19,7 @@ from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_iface
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import versions as job_versions
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import gate
 
 
 def _job_plain(value):
@@ -27,30 +27,15 @@ def _job_plain(value):
     return plain(value, str_keys=False)
 
 
-def _hostvars(groups, hostvars):
-    hosts = set()
-    for members in groups.values():
-        hosts.update(members or [])
-    return {host: _job_plain(hostvars[host]) for host in hosts if host in hostvars}
 
 
 def job_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
     """The launch plan of ``job`` (the job_* variables); every problem at once otherwise."""
     try:
-        return job_spec.build_plan(_job_plain(job), _job_plain(groups), _hostvars(groups, hostvars),
+        return job_spec.build_plan(_job_plain(job), _job_plain(groups), gate.job_hostvars(groups, hostvars),
                                    project_dir, launch_python)
     except job_spec.JobSpecError as error:
         raise AnsibleFilterError(str(error)) from error
-
-
-def job_plan_errors(job, groups, hostvars, project_dir=".", launch_python="python3"):
-    """Every problem of ``job`` as a list (empty when it is good)."""
-    try:
-        job_spec.build_plan(_job_plain(job), _job_plain(groups), _hostvars(groups, hostvars),
-                            project_dir, launch_python)
-    except job_spec.JobSpecError as error:
-        return error.errors
-    return []
 
 
 def job_control_plan(job, groups):
@@ -105,7 +90,6 @@ class FilterModule:
     def filters(self):
         return {
             "job_plan": job_plan,
-            "job_plan_errors": job_plan_errors,
             "job_control_plan": job_control_plan,
             "job_node": job_node,
             "job_rank_hosts": job_rank_hosts,

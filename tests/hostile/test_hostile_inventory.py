@@ -2,7 +2,7 @@
 
 For every such value (the training user, addresses, networks, interface names, paths, programs,
 environment names and values) at least 500 values go through plugins/plugin_utils/inventory_checks
-(with the roles' argument specs, as plugins/filter/preflight.py runs it in playbooks/validate.yml)
+(with the roles' argument specs, as action validate_settings runs it in playbooks/validate.yml)
 in this process. Each value must be either refused, with a message naming the host and the
 variable (no raw control character, no exception), or accepted and then:
 
@@ -31,7 +31,7 @@ import yaml
 from ansible.plugins.filter.core import quote, regex_replace
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory as inventory_checks
-import preflight
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import gate, role_settings
 from hostile_corpus import (CODE_DIR, ENV_BLOCK, ROOT, SAFE_WORD, bash_n, bash_words, command_at, generate,
                             run_bash, unsafe_count)
 from hostile_harness import (INVENTORY_PLAY, SHELL_FILES, inventory_yaml, refusal_problems,
@@ -39,7 +39,7 @@ from hostile_harness import (INVENTORY_PLAY, SHELL_FILES, inventory_yaml, refusa
 
 SAMPLE = int(os.environ.get("HOSTILE_RENDER_SAMPLE", "8"))
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-SPECS = preflight.role_argument_specs()
+SPECS = role_settings.all_specs()
 GROUP_VARS = {"ansible_connection": "ssh", "ansible_user": "trainer", "cluster_user": "trainer",
               "cluster_network_cidr": "127.0.0.0/24", "launch_python": "python3",
               "openmpi_prefix": "/usr/local/openmpi-4.1.4"}
@@ -158,11 +158,11 @@ def test_refusals_name_the_host_and_the_variable(classified, ident):
 
 @pytest.mark.parametrize("ident", list(PER_HOST) + list(CLUSTER))
 def test_the_playbook_filter_says_the_same(classified, ident):
-    """plugins/filter/preflight.py (what validate.yml runs) agrees with the direct checks."""
+    """validation/gate.py (what validate.yml runs, through action validate_settings) agrees with the direct checks."""
     rows = classified[ident]
     for value, status, messages in [rows[i] for i in range(0, len(rows), max(1, len(rows) // 15))]:
         groups, hostvars = placed(ident, value)
-        assert preflight.cluster_inventory_problems(groups, hostvars) == messages, shown(value)
+        assert gate.inventory_problems(groups, hostvars) == messages, shown(value)
 
 
 # --- renders through playbooks/render.yml ----------------------------------------------------

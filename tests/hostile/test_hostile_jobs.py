@@ -1,7 +1,7 @@
 """The hostile-input corpus against every job_* string and list field.
 
 For every field at least 500 values (hostile_corpus.generate: hand-written plus generated) go through the
-same check the playbooks use (plugins/filter/job.py's job_plan_errors over plugins/plugin_utils/jobs/spec.py)
+same check the playbooks use (action validate_settings' job check, validation/gate.py's job_problems over plugins/plugin_utils/jobs/spec.py)
 in this process. Each value must be either
 
 - refused, with a message naming the variable and no raw control character (no other exception:
@@ -28,7 +28,7 @@ from collections import namedtuple
 
 import pytest
 
-import job as job_filters  # plugins/filter/job.py
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import gate
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
 from hostile_corpus import (CODE_DIR, ROOT, SAFE_WORD, bash_words, command_at, contexts, env_values, generate,
                             unsafe_count)
@@ -150,7 +150,7 @@ def job_for(fld, value, launcher=None):
 def classify(job):
     """('accepted' | 'refused' | 'exception', messages) through the playbooks' own filter."""
     try:
-        errors = job_filters.job_plan_errors(job, GROUPS, HOSTVARS, ROOT, "python3")
+        errors = gate.job_problems(job, GROUPS, HOSTVARS, ROOT, "python3")
     except Exception as error:  # pylint: disable=broad-except  (any other exception is a failure)
         return "exception", ["%s: %s" % (type(error).__name__, str(error)[:300])]
     return ("refused" if errors else "accepted"), list(errors)

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-import job as job_filters  # plugins/filter/job.py
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import gate
 import sample_job
 from hostile_corpus import ROOT
 
@@ -19,7 +19,7 @@ def test_the_sample_is_fixed_accepted_and_hostile(tmp_path):
     texts = [[open(p, encoding="ascii").read() for p in paths] for paths in (first, second)]
     assert texts[0] == texts[1]
     job, expected = (json.loads(t) for t in texts[0])
-    assert job_filters.job_plan_errors(job, sample_job.GROUPS, sample_job.HOSTVARS, ROOT, "python3") == []
+    assert gate.job_problems(job, sample_job.GROUPS, sample_job.HOSTVARS, ROOT, "python3") == []
     values = job["job_args"] + [v for k, v in job["job_env"].items() if k.startswith("HOSTILE_V")]
     names = [k for k in job["job_env"] if not k.startswith("HOSTILE_")]
     assert 28 <= len(values) + len(names) <= 32 and names

@@ -10,6 +10,7 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance impor
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import report as report_text
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance import peer_sample
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import acceptance as acceptance_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import findings as ledger_findings
 from test_acceptance_heat_map import Image, cell_centre
 
@@ -415,8 +416,6 @@ def test_settings_defaults_pass():
 
 
 @pytest.mark.parametrize("name, value, message", [
-    ("acceptance_tool", "iperf", "node1: acceptance_tool: must be one of auto, probe, nccl_tests, hccl_test, got 'iperf'"),
-    ("acceptance_schedule", "star", "node1: acceptance_schedule: must be one of auto, round_robin, ring"),
     ("acceptance_timeout", 0, "node1: acceptance_timeout: must be an integer from 1 to 86400, got 0"),
     ("acceptance_timeout", "60s", "node1: acceptance_timeout: must be an integer"),
     ("acceptance_max_bytes", 1024, "node1: acceptance_max_bytes: must not be below acceptance_min_bytes (1048576)"),
@@ -450,9 +449,13 @@ def test_settings_tool_sized_max_bytes():
                       "(the tool's own), got 1048576"]
 
 
-def test_settings_typo():
-    errors = acceptance_settings.settings_errors({**SETTINGS, "names": list(SETTINGS) + ["acceptance_timout"]}, "n1")
-    assert len(errors) == 1 and errors[0].startswith("n1: acceptance_timout: not an acceptance setting")
+def test_settings_choices_and_typos_are_the_shared_checks():
+    assert role_settings.choice_problems("acceptance", {"acceptance_tool": "iperf", "acceptance_schedule": "star"},
+                                         "node1") == [
+        "node1: acceptance_tool: iperf is not one of auto, probe, hccl_test, nccl_tests",
+        "node1: acceptance_schedule: star is not one of auto, round_robin, ring"]
+    assert role_settings.typo_problems("n1", ["acceptance_timout"], ["acceptance"]) == [
+        "n1: acceptance_timout: unknown variable (not a setting of role acceptance; did you mean acceptance_timeout?)"]
 
 
 def test_npu_nodes_measured_with_the_probe_are_a_warning_in_the_report():

@@ -1,6 +1,7 @@
 """Role firewall's settings check: every problem at once, named by host and variable."""
 import pytest
 
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.firewall import settings_errors
 
 GOOD = {"firewall_mode": "open_ports", "firewall_ssh_port": 22, "firewall_master_ports": [8118, 29500],
@@ -14,7 +15,6 @@ def test_defaults_and_good_values_pass():
 
 
 @pytest.mark.parametrize("name, value, message", [
-    ("firewall_mode", "off", "n1: firewall_mode: off is not one of disabled, open_ports"),
     ("firewall_hccl_port_range", "60015:60000", "n1: firewall_hccl_port_range: 60015:60000 is not a port range"),
     ("firewall_mpi_port_range", "0:10", "n1: firewall_mpi_port_range: 0:10 is not a port range"),
     ("firewall_mpi_port_range", "1:70000", "n1: firewall_mpi_port_range: 1:70000 is not a port range"),
@@ -35,5 +35,16 @@ def test_each_bad_value_is_named(name, value, message):
 
 def test_every_problem_at_once():
     bad = dict(GOOD, firewall_mode="x", firewall_master_ports=[0], firewall_allowed_sources=["a"])
-    assert [e.split(":")[1].strip() for e in settings_errors(bad, "n2")] == [
+    assert [e.split(":")[1].strip() for e in role_settings.problems("firewall", bad, "n2")] == [
         "firewall_mode", "firewall_master_ports", "firewall_allowed_sources"]
+
+
+@pytest.mark.parametrize("role, name, value, message", [
+    ("firewall", "firewall_mode", "off", "n1: firewall_mode: off is not one of disabled, open_ports"),
+    ("openmpi", "openmpi_build_strategy", "sometimes", "n1: openmpi_build_strategy: sometimes is not one of once, "
+                                                       "every_node"),
+    ("npu_env", "npu_env_cann_layout", "cann", "n1: npu_env_cann_layout: cann is not one of auto, ascend-toolkit"),
+])
+def test_choices_come_from_the_argument_spec(role, name, value, message):
+    assert any(problem.startswith(message) for problem in role_settings.choice_problems(role, {name: value}, "n1"))
+    assert role_settings.choice_problems(role, {}, "n1") == []

@@ -5,9 +5,24 @@ GROUPS = {"cluster": ["node1", "node2", "node3"], "cluster_master": ["node1"]}
 
 
 def problems(**settings):
+    """Role fleet's problems, run from the action's own playbook (add.yml for add, ...) unless
+    _fleet_playbook is given."""
     base = {"fleet_action": "list", "fleet_nodes": [], "fleet_reason": "", "fleet_force": False,
             "fleet_host_key_fingerprint": "", "fleet_trust_on_first_use": False}
+    action = settings.get("fleet_action", "list")
+    base["_fleet_playbook"] = None if action in role_settings.FLEET_PLAYBOOK_ACTIONS else action
     return role_settings.problems("fleet", dict(base, **settings), "node1", GROUPS)
+
+
+def test_an_action_is_refused_from_a_playbook_that_does_not_run_it():
+    assert problems(fleet_action="add", fleet_nodes=["node3"], _fleet_playbook=None) == [
+        "node1: fleet_action: add is not what playbooks/fleet.yml does (add and replace are playbooks/add.yml "
+        "and replace.yml, which also provision the nodes); nothing was changed"]
+    assert problems(fleet_action="quarantine", fleet_nodes=["node3"], fleet_reason="x", _fleet_playbook="add") == [
+        "node1: fleet_action: quarantine is not what playbooks/add.yml does (it sets fleet_action itself: leave it "
+        "out of -e); nothing was changed"]
+    assert problems(fleet_action="retire", fleet_nodes=["node3"], fleet_reason="x", _fleet_playbook="retire") == []
+    assert problems(fleet_action="retire", fleet_nodes=["node3"], fleet_reason="x", _fleet_playbook=None) == []
 
 
 def test_list_and_good_changes_pass():

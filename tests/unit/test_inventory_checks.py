@@ -78,6 +78,8 @@ SPECS = {
     "python_env_torch_version": {"type": "str"},
     "npu_env_extra": {"type": "dict"},
     "npu_network_base": {"type": "raw"},
+    "cluster_max_fail_percentage": {"type": "int"},
+    "fleet_reason": {"type": "str"},
 }
 
 
@@ -119,6 +121,11 @@ def test_network_that_holds_every_node_is_fine():
     ("openmpi_verison", "4.1.4", "not a setting of role openmpi"),
     ("python_env_torch_versoin", "2.1.0", "not a setting of role python_env; did you mean python_env_torch_version?"),
     ("python_env_torch_version", 2.1, "python_env_torch_version: must be a string (quote it in YAML), got float 2.1"),
+    ("cluster_max_fail_percentage", 101, "cluster_max_fail_percentage: 101 is not a whole number from 0 to 100"),
+    ("cluster_max_fail_percentage", -1, "cluster_max_fail_percentage: -1 is not a whole number from 0 to 100"),
+    ("cluster_max_fail_percentage", "20", "cluster_max_fail_percentage: must be an integer, got str '20'"),
+    ("doctor_ports", [8118], "not a setting of role doctor"),
+    ("fleet_reaso", "x", "not a setting of role fleet; did you mean fleet_reason?"),
 ])
 def test_role_settings_against_their_specs(variable, value, expected):
     groups, hostvars = good_inventory()

@@ -48,7 +48,6 @@ def test_a_url_instead_of_a_file_is_fine(url):
     ({"openmpi_prefix": "/usr/local/"}, "openmpi_prefix: /usr/local/ is a system directory"),
     ({"openmpi_configure_flags": "--disable-mpi-fortran"}, "must be a list of strings"),
     ({"openmpi_configure_flags": ["--prefix=/opt/x"]}, "--prefix=/opt/x: set the prefix with openmpi_prefix"),
-    ({"openmpi_build_strategy": "sometimes"}, "'sometimes' is not one of once, every_node"),
 ])
 def test_each_problem_is_named(changes, expected):
     errors = settings_errors(good_settings(**changes), "node1")

@@ -10,8 +10,8 @@ from packaging.version import Version
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
                         wheel_python_fits, wheelhouse_key)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 from module_runner import run_module
-from preflight import role_argument_specs
 from python_env_node import install_plan, other_builds, pip_install_argv, version_matches
 
 PROJECT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -328,7 +328,7 @@ def test_pip_installs_from_the_node_wheels_only():
 
 
 def test_the_inventory_check_knows_every_setting_of_the_role():
-    specs = role_argument_specs()
+    specs = role_settings.all_specs()
     defaults_path = os.path.join(os.path.dirname(COMPAT_PATH), "..", "defaults", "main.yml")
     with open(defaults_path, encoding="utf-8") as handle:
         defaults = yaml.safe_load(handle)

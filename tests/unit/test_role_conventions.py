@@ -10,8 +10,8 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROLES = os.path.join(ROOT, "roles")
-# A value of role cluster: cluster_<name>, not the collection's name (cluster_suite) nor a filter or
-# module of it (cluster_suite.hpc.cluster_inventory_problems).
+# A value of role cluster: cluster_<name>, not the collection's name (cluster_suite) nor a name
+# after a dot (a plugin of the collection).
 SHARED = re.compile(r"(?<![\w.])cluster_(?!suite\b)[a-z_]+")
 # Role validate_inventory reads the inventory as it is, before any role's defaults apply.
 NOT_READERS = {"cluster", "validate_inventory"}

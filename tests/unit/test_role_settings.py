@@ -5,6 +5,7 @@ import os
 import pytest
 import yaml
 
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import npu_env as npu_env_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 
@@ -58,22 +59,18 @@ def test_a_typo_is_named_with_the_nearest_setting():
 def test_internals_and_renamed_settings_are_not_typos():
     internal = sorted(role_settings.internal_names("doctor"))
     names = internal + ["doctor_master_port", "_doctor_anything", "npu_env_path"]
-    assert role_settings.typo_problems("n1", names, role_settings.TYPO_ROLES) == []
+    assert role_settings.typo_problems("n1", names, inventory_settings.TYPO_ROLES) == []
 
 
-def test_internals_of_vars_main_yml_are_not_typos(tmp_path):
+def test_internals_of_vars_main_yml_are_not_typos(tmp_path, monkeypatch):
     for role, text in (("demo", "demo_a: 1\n"),):
         (tmp_path / role / "meta").mkdir(parents=True)
         (tmp_path / role / "vars").mkdir()
         (tmp_path / role / "meta" / "argument_specs.yml").write_text(
             "argument_specs:\n  main:\n    options:\n      demo_a: {type: int}\n")
         (tmp_path / role / "vars" / "main.yml").write_text("demo_table: {}\n" + text)
-    old = role_settings.TYPO_ROLES
-    role_settings.TYPO_ROLES = ("demo",)
-    try:
-        found = role_settings.typo_problems("n1", ["demo_a", "demo_table", "demo_b"], ["demo"], str(tmp_path))
-    finally:
-        role_settings.TYPO_ROLES = old
+    monkeypatch.setattr(inventory_settings, "TYPO_ROLES", ("demo",))
+    found = role_settings.typo_problems("n1", ["demo_a", "demo_table", "demo_b"], ["demo"], str(tmp_path))
     assert found == ["n1: demo_b: unknown variable (not a setting of role demo; did you mean demo_a?)"]
 
 
@@ -120,6 +117,31 @@ def test_each_role_has_its_rules(role, settings, message):
 
 def test_every_rule_is_of_a_role_with_settings():
     assert set(role_settings.RULES) <= set(role_settings.roles())
+
+
+def test_every_name_a_rule_table_holds_is_a_setting():
+    specs = role_settings.all_specs()
+    named = (list(inventory_settings.RANGES) + list(inventory_settings.OWN_CHECKED)
+             + [name for names in role_settings.SHARED.values() for name in names]
+             + [new for new, _ in inventory_settings.RENAMED.values()])
+    assert [name for name in named if name not in specs] == []
+    assert set(inventory_settings.TYPO_ROLES) <= set(role_settings.roles())
+    # Every option with choices is checked against them, in the one place they are written.
+    with_choices = [(role, name) for role in role_settings.roles()
+                    for name, option in role_settings.argument_specs(role).items() if option.get("choices")]
+    assert len(with_choices) >= 10
+    for role, name in with_choices:
+        assert role_settings.choice_problems(role, {name: "not-a-choice"}, "n1") != [], name
+
+
+def test_ssh_trust_runs_on_the_hosts_of_its_group():
+    ok = {"ssh_trust_user": "train", "ssh_trust_cluster_name": "lab", "ssh_trust_group": "cluster"}
+    groups = {"cluster": ["n1", "n2"], "gpu_nodes": ["n2"]}
+    assert role_settings.problems("ssh_trust", ok, "n1", groups) == []
+    assert role_settings.problems("ssh_trust", dict(ok, ssh_trust_group="gpu_nodes"), "n1", groups) == [
+        "n1: ssh_trust_group: this host is not in group 'gpu_nodes'; run the role on that group's nodes"]
+    assert role_settings.problems("ssh_trust", dict(ok, ssh_trust_group="nodes"), "n1", groups) == [
+        "n1: ssh_trust_group: this host is not in group 'nodes'; run the role on that group's nodes"]
 
 
 def test_ssh_trust_user_follows_the_cluster_user_rule():

@@ -8,7 +8,8 @@ GROUPS = {"cluster": ["node1", "node2", "node3"], "cluster_master": ["node1"]}
 
 def fleet_problems(**settings):
     base = {"fleet_action": "upgrade", "fleet_nodes": [], "fleet_reason": "", "fleet_force": False,
-            "fleet_host_key_fingerprint": "", "fleet_trust_on_first_use": False, "fleet_batch_size": 1}
+            "fleet_host_key_fingerprint": "", "fleet_trust_on_first_use": False, "fleet_batch_size": 1,
+            "_fleet_playbook": "upgrade"}
     return role_settings.problems("fleet", dict(base, **settings), "node1", GROUPS)
 
 

@@ -1,10 +1,6 @@
 """Checks of the acceptance_* settings, on the controller before any node is contacted: every
 problem at once, each naming the host and the variable."""
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.acceptance.parsers import TOOLS
-
 STAGES = ("intra", "pairs", "cluster")
-# auto: every pair up to cluster_exhaustive_max_nodes nodes, the bounded sample above (peer_sample.py).
-SCHEDULES = ("auto", "round_robin", "ring")
 
 
 def _int(value):
@@ -28,21 +24,14 @@ def _ratio(value):
 
 
 def settings_errors(settings, host="controller"):
-    """Problems of the settings (a dict acceptance_* -> value, plus "names": every acceptance_*
-    name the host has, to find typos)."""
+    """Problems of the settings (a dict acceptance_* -> value). The choices of acceptance_tool and
+    acceptance_schedule are the argument spec's (role_settings.choice_problems), typos are
+    role_settings.typo_problems'."""
     errors = []
 
     def bad(name, what):
         errors.append(f"{host}: {name}: {what}, got {settings.get(name)!r}")
 
-    known = {name for name in settings if name != "names"}
-    for name in settings.get("names", []):
-        if name not in known:
-            errors.append(f"{host}: {name}: not an acceptance setting (known: {', '.join(sorted(known))})")
-    if settings.get("acceptance_tool") not in ("auto",) + TOOLS:
-        bad("acceptance_tool", f"must be one of auto, {', '.join(TOOLS)}")
-    if settings.get("acceptance_schedule") not in SCHEDULES:
-        bad("acceptance_schedule", f"must be one of {', '.join(SCHEDULES)}")
     # 0 ranks or max bytes: the tool's own (one rank per device, 1 GiB; the probe's 1 or 2, 4 MiB).
     limits = {"acceptance_ranks_per_node": (0, 1024), "acceptance_intra_ranks": (0, 1024),
               "acceptance_min_bytes": (4, 1 << 40), "acceptance_max_bytes": (0, 1 << 40),

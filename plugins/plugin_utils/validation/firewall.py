@@ -6,7 +6,6 @@ the variable. Patterns match whole values (re.fullmatch).
 import ipaddress
 import re
 
-MODES = ("disabled", "open_ports")
 PORT = re.compile(r"[0-9]{1,5}", re.ASCII)
 PORT_RANGE = re.compile(r"([0-9]{1,5}):([0-9]{1,5})", re.ASCII)
 SOURCE = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?:/[0-9]{1,2})?", re.ASCII)
@@ -43,15 +42,13 @@ def _source(value):
 
 
 def settings_errors(settings, host):
-    """Every problem of the firewall settings of ``host`` (empty when fine).
+    """Every problem of the firewall settings of ``host`` (empty when fine); firewall_mode's
+    choices are checked from the role's argument spec (role_settings.choice_problems).
 
-    settings: firewall_mode, firewall_ssh_port, firewall_master_ports, firewall_hccl_port_range,
+    settings: firewall_ssh_port, firewall_master_ports, firewall_hccl_port_range,
     firewall_mpi_port_range, firewall_extra_ports, firewall_allowed_sources.
     """
     errors = []
-    mode = settings.get("firewall_mode")
-    if mode not in MODES:
-        errors.append(f"{host}: firewall_mode: {mode} is not one of {', '.join(MODES)}")
     for name in ("firewall_hccl_port_range", "firewall_mpi_port_range"):
         value = settings.get(name)
         if _range(value) is None:

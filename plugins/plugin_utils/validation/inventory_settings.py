@@ -4,8 +4,11 @@ import difflib
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.text import grouped, shown, type_name
 
-# Role settings whose unknown names are reported as typos (npu_network_* is checked by its role).
-TYPO_PREFIXES = ("firewall_", "openmpi_", "ssh_trust_", "npu_env_", "python_env_")
+# The roles whose unknown <role>_* names are reported as typos, in the inventory and in each role's
+# settings (role_settings.typo_problems): npu_network_* is checked by its device plan, job_* by the
+# job's own check (both read their own names).
+TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "python_env", "doctor", "acceptance", "fleet")
+TYPO_PREFIXES = tuple(role + "_" for role in TYPO_ROLES)
 # Settings that were renamed: old name -> (new name, its role). Values several roles read moved
 # to role cluster; the NPU connectivity test's settings became role npu_network's.
 RENAMED = {"npu_env_path": ("cluster_env_npu_path", "cluster"),
@@ -19,6 +22,8 @@ RENAMED = {"npu_env_path": ("cluster_env_npu_path", "cluster"),
 RUN_ROLES = ("job", "doctor")
 # Inventory-wide variables with checks of their own (check_cluster_user, check_network).
 OWN_CHECKED = ("cluster_user", "cluster_allow_root", "cluster_network_cidr")
+# Whole numbers with bounds, which argument specs cannot say: variable -> (lowest, highest).
+RANGES = {"cluster_max_fail_percentage": (0, 100)}
 # Argument spec types -> the YAML values they accept (no conversion: "8" is not a number).
 SPEC_TYPES = {
     "bool": ("true or false", lambda v: isinstance(v, bool)),
@@ -40,7 +45,7 @@ def typo_text(name, role, known):
 
 def check_settings(hostvars, hosts, specs):
     """Role settings set in the inventory have the type of the role's argument spec, a choice it
-    allows, and a name the role knows (typos of firewall_*, openmpi_*, ssh_trust_*, npu_env_*).
+    allows, and a name the role knows (typos of the TYPO_ROLES' prefixes).
 
     specs: variable -> {"type", "elements", "choices", "role"} from the roles'
     meta/argument_specs.yml (every entry point). Messages naming several hosts stand for one
@@ -79,6 +84,11 @@ def check_settings(hostvars, hosts, specs):
                     found.setdefault((name, f"every item must be {wanted}, got {type_name(bad[0])} "
                                             f"{shown(bad[0])}"), []).append(host)
                     continue
+            low, high = RANGES.get(name, (None, None))
+            if low is not None and not low <= value <= high:
+                found.setdefault((name, f"{shown(value)} is not a whole number from {low} to {high}"),
+                                 []).append(host)
+                continue
             choices = spec.get("choices")
             if choices and value not in choices:
                 found.setdefault((name, f"{shown(value)} is not one of {', '.join(map(str, choices))}"),

@@ -34,13 +34,14 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision import
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import rolling_upgrade
 
 ROLES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "roles"))
-# Roles whose unknown <role>_* names are reported as typos. npu_network_* is checked by its
-# device plan; job_* by job_spec (both read their own names).
-TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "python_env", "doctor", "acceptance", "fleet")
 # Settings of role cluster a role's rules read beyond its own options (their defaults are role
 # cluster's): role -> (variable, ...).
 SHARED = {"ssh_trust": ("cluster_allow_root",), "python_env": ("cluster_backend",),
           "doctor": peer_sample.SETTINGS, "acceptance": peer_sample.SETTINGS}
+# Variables of the playbook a role's rules read (set as play variables, never in the inventory):
+# role -> (variable, ...). _fleet_playbook: the fleet playbook running (add, retire, replace,
+# upgrade; fleet.yml sets none).
+PLAY_SETTINGS = {"fleet": ("_fleet_playbook",)}
 # Roles whose settings are those of one host of the cluster (the controller's tasks use them):
 # role -> which host ("master": groups.cluster_master[0], "first": groups.cluster[0]).
 ONE_HOST = {"doctor": "master", "acceptance": "first", "fleet": "first"}
@@ -117,8 +118,9 @@ def all_specs(roles_dir=ROLES_DIR):
 
 
 def setting_names(role, roles_dir=ROLES_DIR):
-    """The variables a role's rules read: its options, then the shared settings it uses."""
-    return list(argument_specs(role, roles_dir)) + list(SHARED.get(role, ()))
+    """The variables a role's rules read: its options, the shared settings and the playbook's
+    variables it uses."""
+    return list(argument_specs(role, roles_dir)) + list(SHARED.get(role, ())) + list(PLAY_SETTINGS.get(role, ()))
 
 
 def setting_defaults(role, roles_dir=ROLES_DIR):
@@ -141,14 +143,15 @@ def hosts_for(role, hosts, groups):
 
 
 def typo_problems(host, names, check_roles, roles_dir=ROLES_DIR):
-    """Unknown <role>_* names among ``names`` (the variables a host has), for the TYPO_ROLES of
-    ``check_roles``, each with the nearest known name."""
+    """Unknown <role>_* names among ``names`` (the variables a host has), for the typo roles
+    (inventory_settings.TYPO_ROLES) of ``check_roles``, each with the nearest known name."""
     problems = []
-    for role in (role for role in TYPO_ROLES if role in check_roles):
+    typo_roles = inventory_settings.TYPO_ROLES
+    for role in (role for role in typo_roles if role in check_roles):
         prefix = role + "_"
         known = setting_names(role, roles_dir)
         internal = internal_names(role, roles_dir)
-        longer = [other + "_" for other in TYPO_ROLES if other != role and other.startswith(prefix)]
+        longer = [other + "_" for other in typo_roles if other != role and other.startswith(prefix)]
         for name in sorted(names):
             if not name.startswith(prefix) or name.startswith(tuple(longer)) or name in known or name in internal \
                     or name in inventory_settings.RENAMED:
@@ -166,6 +169,16 @@ def bool_problems(role, settings, host, roles_dir=ROLES_DIR):
         if option.get("type") == "bool" and isinstance(value, str):
             problems.append(f"{host}: {name}: must be true or false, got str {value!r}; on the command line "
                             f"pass it as JSON: -e '{{\"{name}\": true}}'")
+    return problems
+
+
+def choice_problems(role, settings, host, roles_dir=ROLES_DIR):
+    """A setting outside the choices of the role's argument spec (the one place they are written)."""
+    problems = []
+    for name, option in argument_specs(role, roles_dir).items():
+        choices = option.get("choices")
+        if choices and name in settings and settings[name] not in choices:
+            problems.append(f"{host}: {name}: {settings[name]} is not one of {', '.join(map(str, choices))}")
     return problems
 
 
@@ -209,6 +222,10 @@ def _npu_env(settings, host, groups=None):
 
 def _ssh_trust(settings, host, groups=None):
     problems = []
+    group = settings.get("ssh_trust_group")
+    if groups is not None and host not in (groups.get(group) or []):
+        problems.append(f"{host}: ssh_trust_group: this host is not in group '{group}'; run the role on that "
+                        "group's nodes")
     user = settings.get("ssh_trust_user")
     allow_root = settings.get("cluster_allow_root") in (True, "true", "True", "yes", "1", 1)
     found = inventory_checks.user_name_problem(user, allow_root)
@@ -240,6 +257,8 @@ def _acceptance(settings, host, groups=None):
 # A group name as groupadd takes it on Debian and RHEL (mixed case allowed: the driver's HwHiAiUser).
 GROUP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
 FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
+# What playbooks/fleet.yml does; the other actions have a playbook each (add.yml, ...).
+FLEET_PLAYBOOK_ACTIONS = ("list", "quarantine", "retire", "return")
 
 
 def _fleet(settings, host, groups=None):
@@ -252,6 +271,12 @@ def _fleet(settings, host, groups=None):
     fingerprint = str(settings.get("fleet_host_key_fingerprint") or "").strip()
     first_use = settings.get("fleet_trust_on_first_use") is True
     cluster = list((groups or {}).get("cluster") or [])
+    playbook = settings.get("_fleet_playbook") or "fleet"
+    if not (action == playbook or (playbook == "fleet" and action in FLEET_PLAYBOOK_ACTIONS)):
+        why = ("add and replace are playbooks/add.yml and replace.yml, which also provision the nodes"
+               if playbook == "fleet" else "it sets fleet_action itself: leave it out of -e")
+        return [f"{host}: fleet_action: {action} is not what playbooks/{playbook}.yml does ({why}); "
+                "nothing was changed"]
     if not isinstance(nodes, list):
         return [f"{host}: fleet_nodes: must be a list of node names, got {nodes!r}; on the command line pass "
                 "it as JSON: -e '{\"fleet_nodes\": [\"node3\"]}'"]
@@ -312,7 +337,9 @@ RULES = {
 
 def problems(role, settings, host, groups=None, roles_dir=ROLES_DIR):
     """Every problem of one host's settings of ``role`` (its options, valued as the host has
-    them, else the role's defaults): text given for a bool, then the role's own rules."""
+    them, else the role's defaults): text given for a bool, a value outside the spec's choices,
+    then the role's own rules."""
     found = [] if role in inventory_settings.RUN_ROLES else bool_problems(role, settings, host, roles_dir)
+    found += choice_problems(role, settings, host, roles_dir)
     rule = RULES.get(role)
     return found + (rule(settings, host, groups) if rule else [])

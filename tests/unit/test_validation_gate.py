@@ -1,6 +1,7 @@
-"""plugins/filter/preflight.py: the role argument specs are read from the real roles, and the
-inventory problems come back as messages (never a raised template error)."""
-import preflight
+"""plugins/plugin_utils/validation/gate.py, the checks action validate_settings runs: the role
+argument specs are read from the real roles, the inventory problems come back as messages (never a
+raised template error), and a render needs its directory."""
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import gate, role_settings
 
 
 class HostVars(dict):
@@ -15,7 +16,7 @@ class Broken(dict):
 
 
 def test_specs_come_from_every_role():
-    specs = preflight.role_argument_specs()
+    specs = role_settings.all_specs()
     assert specs["firewall_master_ports"]["type"] == "list"
     assert specs["firewall_master_ports"]["elements"] == "int"
     assert specs["firewall_mode"]["choices"] == ["disabled", "open_ports"]
@@ -29,7 +30,7 @@ def test_job_settings_are_left_to_role_job():
     groups = {"all": ["n1"], "cluster": ["n1"], "cpu_nodes": ["n1"], "cluster_master": ["n1"]}
     hostvars = {"n1": HostVars(ansible_host="127.0.0.21", cluster_user="trainer", job_port="8118",
                                job_args=["a\nb"], job_render_only="true")}
-    assert preflight.cluster_inventory_problems(groups, hostvars) == []
+    assert gate.inventory_problems(groups, hostvars) == []
 
 
 def test_problems_of_a_whole_inventory():
@@ -37,12 +38,22 @@ def test_problems_of_a_whole_inventory():
     base = {"ansible_host": "127.0.0.21", "npu_device_count": 8, "cluster_user": "trainer", "npu_model": "atlas800"}
     hostvars = {"n1": HostVars(base, firewall_master_ports="8118"),
                 "n2": Broken(base, ansible_host="127.0.0.22", openmpi_prefix="{{ undefined_thing }}")}
-    problems = preflight.cluster_inventory_problems(groups, hostvars)
+    problems = gate.inventory_problems(groups, hostvars)
     assert "n2: openmpi_prefix: cannot be evaluated: 'undefined_thing' is undefined" in problems
     assert "n1: firewall_master_ports: must be a list, got str '8118'" in problems
     assert len(problems) == 2
 
 
 def test_empty_inventory():
-    problems = preflight.cluster_inventory_problems({"all": [], "ungrouped": []}, {})
+    problems = gate.inventory_problems({"all": [], "ungrouped": []}, {})
     assert any("group 'cluster' is empty" in p for p in problems)
+
+
+def test_a_render_needs_its_directory_and_a_stop_only_its_control_plan():
+    groups = {"all": ["n1"], "cluster": ["n1"], "cpu_nodes": ["n1"], "cluster_master": ["n1"]}
+    hostvars = {"n1": {"ansible_host": "127.0.0.21", "cluster_user": "trainer"}}
+    job = {"job_name": "demo", "job_render_dir": ""}
+    assert gate.job_problems(job, groups, hostvars, playbook="render", full=False) == [gate.RENDER_DIR_PROBLEM]
+    assert gate.job_problems(dict(job, job_render_dir="/tmp/out"), groups, hostvars, playbook="stop",
+                             full=False) == []
+    assert gate.job_problems(dict(job, job_name="a b"), groups, hostvars, playbook="stop", full=False) != []

@@ -1,0 +1,76 @@
+"""The three checks of playbooks/validate.yml, which action validate_settings runs: the inventory
+as a whole, every role's settings (role_settings.problems, called by the action per host and role)
+and the job description against the inventory. Each returns every problem at once, each naming
+the host (or the job) and the variable."""
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory as inventory_checks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory_settings
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
+
+RENDER_DIR_PROBLEM = "render_dir: required, e.g. -e render_dir=/tmp/rendered (<render_dir>/<host>/ per node)"
+
+
+def _plain_vars(host, host_vars, names, errors):
+    """{name: value} of the names a host has; a value that cannot be templated is a problem."""
+    found = {}
+    for name in names:
+        if name not in host_vars:
+            continue
+        try:
+            found[name] = host_vars[name]
+        except Exception as error:  # pylint: disable=broad-except
+            # An inventory value templating an undefined variable: named, not raised.
+            errors.append(f"{host}: {name}: cannot be evaluated: {str(error).splitlines()[0]}")
+    return found
+
+
+def inventory_problems(groups, hostvars, roles_dir=role_settings.ROLES_DIR):
+    """Every problem of the inventory and of the role settings it sets (empty when fine).
+
+    Raises role_settings.SettingsError when a role's argument specs cannot be read.
+    """
+    specs = role_settings.all_specs(roles_dir)
+    errors, plain_hostvars = [], {}
+    for host in groups.get("all", []):
+        host_vars = hostvars[host]
+        # The settings of roles job and doctor come with each run (-e) and are checked by those
+        # roles' rules, with their own messages: not read here.
+        names = [name for name in host_vars.keys()
+                 if name in inventory_checks.CHECKED_VARS or name in inventory_settings.RENAMED
+                 or (name in specs and specs[name]["role"] not in inventory_settings.RUN_ROLES)
+                 or name.startswith(inventory_settings.TYPO_PREFIXES)]
+        # Without ansible_host the checks take the inventory name as the address.
+        plain_hostvars[host] = _plain_vars(host, host_vars, names, errors)
+    return errors + inventory_checks.inventory_errors(dict(groups), plain_hostvars, specs)
+
+
+def _job_plain(value):
+    # Keys as they are: the job's checks report a key that is not a string.
+    return plain(value, str_keys=False)
+
+
+def job_hostvars(groups, hostvars):
+    """{host: its variables as plain data} of every host of ``groups``."""
+    hosts = set()
+    for members in groups.values():
+        hosts.update(members or [])
+    return {host: _job_plain(hostvars[host]) for host in hosts if host in hostvars}
+
+
+def job_problems(job, groups, hostvars, project_dir=".", launch_python="python3", playbook="launch", full=True):
+    """Every problem of ``job`` (the job_* variables) as a list, empty when it is good.
+
+    full: the whole launch plan (launch, render, recover); otherwise only what stop.yml and
+    logs.yml need (name, nodes, directories). playbook "render" also needs job_render_dir.
+    """
+    job = _job_plain(job)
+    found = [RENDER_DIR_PROBLEM] if playbook == "render" and not str(job.get("job_render_dir") or "") else []
+    try:
+        if full:
+            job_spec.build_plan(job, _job_plain(groups), job_hostvars(groups, hostvars), project_dir, launch_python)
+        else:
+            job_spec.control_plan(job, _job_plain(groups))
+    except job_spec.JobSpecError as error:
+        found += error.errors
+    return found
