@@ -48,10 +48,10 @@ def openmpi_path_chain(path):
 
 def openmpi_private_dir_errors(stat_results, owner, var, host="controller"):
     """``stat_results``: the results of a stat loop over openmpi_path_chain (item in
-    openmpi_item, or item)."""
+    _openmpi_item, or item)."""
     chain = []
     for result in plain(stat_results):
-        path = result.get("openmpi_item", result.get("item"))
+        path = result.get("_openmpi_item", result.get("item"))
         chain.append(dict(result.get("stat") or {}, path=path))
     return openmpi_build.private_dir_errors(chain, str(owner), str(var), str(host))
 

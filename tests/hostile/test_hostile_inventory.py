@@ -400,16 +400,16 @@ def _role_template(name, overrides, tmp_path, label):
     for role in ("cluster", "npu_env"):
         with open(os.path.join(ROOT, "roles", role, "defaults", "main.yml"), encoding="utf-8") as handle:
             context.update(yaml.safe_load(handle))
-    context.update({"inventory_hostname": "n2", "npu_env_hccl_if_ip": "127.0.0.32", "__npu_env_host_ip": "127.0.0.32",
-                    "__npu_env_has_driver_libs": True, "__npu_env_msnpureport": "/usr/local/Ascend/msnpureport",
+    context.update({"inventory_hostname": "n2", "npu_env_hccl_if_ip": "127.0.0.32", "_npu_env_host_ip": "127.0.0.32",
+                    "_npu_env_has_driver_libs": True, "_npu_env_msnpureport": "/usr/local/Ascend/msnpureport",
                     "npu_device_count": 8})
     context.update(overrides)
     install = context["npu_env_install_path"]
     layout = context.pop("layout", "ascend-toolkit")
     set_env, root = LAYOUTS[layout]
-    context["__npu_env_layout"] = {"name": layout, "set_env": install + "/" + set_env if set_env else "",
+    context["_npu_env_layout"] = {"name": layout, "set_env": install + "/" + set_env if set_env else "",
                                    "root": install + "/" + root}
-    context.setdefault("__npu_env_nccl_ifname", context["npu_env_nccl_socket_ifname"] or "=eth0")
+    context.setdefault("_npu_env_nccl_ifname", context["npu_env_nccl_socket_ifname"] or "=eth0")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.filters.update(quote=quote, regex_replace=regex_replace)

@@ -1,7 +1,9 @@
 """The conventions docs/architecture.md states for roles, checked on the roles themselves: a role
 that reads a value of role cluster (cluster_*) lists cluster under dependencies in meta/main.yml,
 so that the value has its home and its default wherever the role runs; every playbook validates
-first."""
+first; what a role sets for itself is named _<role>_*, apart from its settings and the values it
+publishes."""
+import functools
 import os
 import re
 import sys
@@ -81,3 +83,156 @@ def test_every_playbook_validates_before_anything_else():
         with open(os.path.join(playbooks, name), encoding="utf-8") as handle:
             first = yaml.safe_load(handle)[0]
         assert first.get("ansible.builtin.import_playbook") == "validate.yml", name
+
+
+# --- internal names ---------------------------------------------------------------------------
+
+# The names a role sets for others to read (docs/architecture.md, "Published values"), with who
+# reads them; everything else a role sets is _<role>_<name>.
+PUBLISHED = {
+    "cluster": {
+        "cluster_ledger",  # roles acceptance, doctor, fleet, job; filters ledger.py, carry_on.py
+        "cluster_peer_plan",  # roles doctor, acceptance, npu_network: the pairs of nodes tested
+        "cluster_carry_percentage",  # playbooks/site.yml: the plays' max_fail_percentage
+    },
+    "npu_network": {  # the role's README, "Published facts"
+        "npu_network_device_plan",  # role doctor (tasks/expect.yml, tasks/main.yml)
+        "npu_network_netdetect_result",  # plugin_utils/doctor/report.py
+        "npu_network_applied",  # molecule/npu/verify.yml
+        "npu_network_netdetect_report",  # molecule/npu/verify.yml
+        "npu_network_netdetect_failures",  # a playbook after tasks/netdetect.yml
+    },
+    "openmpi": {
+        "openmpi_host_state",  # role fleet, tasks/upgrade_gate.yml
+        "openmpi_plan",  # molecule/openmpi/verify.yml
+    },
+    "fleet": {
+        "fleet_upgrade_serial",  # playbooks/upgrade.yml: serial
+    },
+    "firewall": {
+        "firewall_firewalld_ports",  # molecule/firewall/verify.yml, after tasks/rules.yml
+        "firewall_firewalld_rich_rules",  # molecule/firewall/verify.yml, after tasks/rules.yml
+    },
+}
+# Values other roles pass to role cluster's task files (its inputs, not its internals).
+CLUSTER_INPUTS = {"cluster_ledger_findings", "cluster_ledger_fail_limit", "cluster_peer_nodes",
+                  "cluster_peer_exhaustive_max_nodes", "cluster_checked_role"}
+SET_FACT = ("ansible.builtin.set_fact", "set_fact")
+
+
+def load_yaml(path):
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def settings_of(role):
+    """A role's settings: the names of its defaults/main.yml and meta/argument_specs.yml."""
+    names = set()
+    defaults = os.path.join(ROLES, role, "defaults", "main.yml")
+    if os.path.exists(defaults):
+        names |= set(load_yaml(defaults) or {})
+    specs = os.path.join(ROLES, role, "meta", "argument_specs.yml")
+    if os.path.exists(specs):
+        for entry in (load_yaml(specs) or {}).get("argument_specs", {}).values():
+            names |= set((entry or {}).get("options") or {})
+    return names
+
+
+def names_set_by_tasks(tasks, where):
+    """(kind, name, where) of every set_fact key, register, loop_var and task-level vars name."""
+    for task in tasks or []:
+        if not isinstance(task, dict):
+            continue
+        for key in ("block", "rescue", "always"):
+            yield from names_set_by_tasks(task.get(key), where)
+        for key in SET_FACT:
+            if isinstance(task.get(key), dict):
+                yield from (("set_fact", name, where) for name in task[key] if name != "cacheable")
+        if "register" in task:
+            yield "register", task["register"], where
+        if "loop_var" in (task.get("loop_control") or {}):
+            yield "loop_var", task["loop_control"]["loop_var"], where
+        if isinstance(task.get("vars"), dict):
+            yield from (("vars", name, where) for name in task["vars"])
+
+
+def names_set_by(role):
+    """(kind, name, file) of what role sets: in tasks/ and handlers/, and the names of vars/*.yml."""
+    for folder in ("tasks", "handlers"):
+        path = os.path.join(ROLES, role, folder)
+        for name in sorted(os.listdir(path)) if os.path.isdir(path) else []:
+            if name.endswith(".yml"):
+                yield from names_set_by_tasks(load_yaml(os.path.join(path, name)), f"{folder}/{name}")
+    path = os.path.join(ROLES, role, "vars")
+    for name in sorted(os.listdir(path)) if os.path.isdir(path) else []:
+        if name.endswith(".yml"):
+            yield from (("vars/", key, f"vars/{name}") for key in load_yaml(os.path.join(path, name)) or {})
+
+
+@functools.lru_cache(maxsize=None)
+def passed_on():
+    """What a task's vars may hand to another role's task file (include_role ... tasks_from): that
+    role's settings, its inputs, its internals."""
+    roles = os.listdir(ROLES)
+    return set(CLUSTER_INPUTS).union(*(settings_of(role) for role in roles)), tuple(f"_{role}_" for role in roles)
+
+
+def misnamed(role, found=None):
+    """What role sets under a name other than _<role>_*, its settings and its published values."""
+    allowed = settings_of(role) | PUBLISHED.get(role, set()) | (CLUSTER_INPUTS if role == "cluster" else set())
+    other_names, other_internals = passed_on()
+    problems = []
+    for kind, name, where in names_set_by(role) if found is None else found:
+        if name.startswith(f"_{role}_") or name in allowed:
+            continue
+        if kind == "vars" and (name in other_names or name.startswith(other_internals)):
+            continue
+        problems.append(f"roles/{role}/{where}: {kind} {name}")
+    return problems
+
+
+def test_what_a_role_sets_for_itself_is_named_underscore_role():
+    roles = sorted(os.listdir(ROLES))
+    assert [problem for role in roles for problem in misnamed(role)] == []
+    # the rule has something to hold for: every kind occurs, in most roles
+    kinds = {kind for role in roles for kind, _, _ in names_set_by(role)}
+    assert kinds == {"set_fact", "register", "loop_var", "vars", "vars/"}
+    assert sum(1 for role in roles if any(name.startswith(f"_{role}_") for _, name, _ in names_set_by(role))) >= 10
+
+
+def test_published_values_are_set_by_their_role_and_named_in_the_architecture_doc():
+    with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as handle:
+        doc = handle.read()
+    for role, names in PUBLISHED.items():
+        set_here = {name for _, name, _ in names_set_by(role)}
+        for name in sorted(names):
+            assert name in set_here, (role, name)
+            assert f"`{name}`" in doc, name
+    for name in sorted(CLUSTER_INPUTS):
+        assert f"`{name}`" in doc, name
+
+
+def test_a_misnamed_fact_register_loop_var_or_vars_name_is_caught(monkeypatch):
+    fed = [("set_fact", "firewall_active", "tasks/main.yml"), ("register", "openmpi_private_stat", "tasks/x.yml"),
+           ("loop_var", "openmpi_item", "tasks/x.yml"), ("vars/", "ssh_trust_key_comment", "vars/main.yml"),
+           ("vars", "__npu_env_names", "tasks/main.yml"), ("set_fact", "results", "tasks/main.yml"),
+           ("vars", "problems", "tasks/main.yml")]
+    assert misnamed("firewall", fed[:1]) == ["roles/firewall/tasks/main.yml: set_fact firewall_active"]
+    assert len(misnamed("openmpi", fed[1:3])) == 2
+    assert misnamed("ssh_trust", fed[3:4]) == ["roles/ssh_trust/vars/main.yml: vars/ ssh_trust_key_comment"]
+    assert misnamed("npu_env", fed[4:5]) == ["roles/npu_env/tasks/main.yml: vars __npu_env_names"]
+    assert misnamed("job", fed[5:]) == ["roles/job/tasks/main.yml: set_fact results",
+                                        "roles/job/tasks/main.yml: vars problems"]
+    # settings, published values and _<role>_ names pass
+    assert misnamed("firewall", [("vars", "firewall_allowed_sources", "t"), ("set_fact", "firewall_firewalld_ports", "t"),
+                                 ("register", "_firewall_active", "t")]) == []
+    # a task's vars may hand another role's task file its settings, inputs and internals
+    assert misnamed("acceptance", [("vars", "cluster_ledger_findings", "t"), ("vars", "_openmpi_private_path", "t"),
+                                   ("vars", "acceptance_fail", "t")]) == []
+    # and the walk over the role's files finds a misnamed fact in a block's rescue
+    tasks = [{"block": [{"ansible.builtin.debug": {}}], "rescue": [{"ansible.builtin.set_fact": {"doctor_seen": 1}}]}]
+    real = load_yaml
+    doctor_main = os.path.join("doctor", "tasks", "main.yml")
+    monkeypatch.setattr(sys.modules[__name__], "load_yaml",
+                        lambda path: tasks if path.endswith(doctor_main) else real(path))
+    assert misnamed("doctor") == ["roles/doctor/tasks/main.yml: set_fact doctor_seen"]

@@ -175,7 +175,7 @@ NPU_VARS = _yaml("npu_env", "vars", "main.yml")
 def _node(**changes):
     node = {"npu": True, "gpu": False, "addresses": ["10.0.0.1"], "interfaces": ["eth0", "lo"],
             "host_ip": "10.0.0.1", "host_ifname": "eth0", "layout": {"name": "ascend-toolkit"},
-            "layouts": NPU_VARS["__npu_env_layouts"], "layout_order": NPU_VARS["__npu_env_layout_order"]}
+            "layouts": NPU_VARS["_npu_env_layouts"], "layout_order": NPU_VARS["_npu_env_layout_order"]}
     node.update(changes)
     return node
 

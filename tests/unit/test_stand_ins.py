@@ -570,7 +570,7 @@ def test_env_npu_sources_set_env_under_set_u_without_an_empty_entry(tmp_path):
     template = (STAND_INS.parents[1] / "roles" / "npu_env" / "templates" / "env_npu.sh.j2").read_text()
     start = template.index("case $- in")
     block = template[start:template.index("{% elif", start)]
-    block = block.replace("{{ __npu_env_layout.set_env | quote }}", f"{TOOLKIT}/latest/set_env.sh")
+    block = block.replace("{{ _npu_env_layout.set_env | quote }}", f"{TOOLKIT}/latest/set_env.sh")
     script = tmp_path / "env.sh"
     script.write_text(block)
     out = subprocess.run(["bash", "-uc", f". {script} && echo \"$LD_LIBRARY_PATH|$PYTHONPATH\" && set -o"],
