@@ -20,7 +20,8 @@ description:
     are checked against the role's own rules (ports, paths, versions, ranges...); a boolean given as
     text (C(-e name=true)) is refused with the way to pass it as JSON.
   - With O(typos), unknown C(<role>_*) variables of the roles firewall, openmpi, ssh_trust,
-    npu_env, python_env, doctor, acceptance and fleet are reported with the nearest known name. A role's
+    npu_env, npu_network, python_env, doctor, acceptance and fleet are reported with the nearest known name
+    (facts a role publishes are not typos). A role's
     internals (C(vars/main.yml), names starting with C(_)) are never typos.
   - The settings of role doctor are checked as the master has them, those of role acceptance as
     the first node of group C(cluster) has them.

@@ -126,6 +126,7 @@ def test_network_that_holds_every_node_is_fine():
     ("cluster_max_fail_percentage", "20", "cluster_max_fail_percentage: must be an integer, got str '20'"),
     ("doctor_ports", [8118], "not a setting of role doctor"),
     ("fleet_reaso", "x", "not a setting of role fleet; did you mean fleet_reason?"),
+    ("npu_network_bsae", ["10.0.0.0"], "not a setting of role npu_network; did you mean npu_network_base?"),
 ])
 def test_role_settings_against_their_specs(variable, value, expected):
     groups, hostvars = good_inventory()
@@ -134,6 +135,14 @@ def test_role_settings_against_their_specs(variable, value, expected):
     errors = inventory_errors(groups, hostvars, SPECS)
     assert len(errors) == 1 and expected in errors[0], errors
     assert errors[0].startswith("n1, n2: ")
+
+
+def test_published_facts_are_not_typos():
+    # add.yml validates again when it imports site.yml, after validate.yml's first run has set the plan.
+    groups, hostvars = good_inventory()
+    for h in hostvars.values():
+        h.update(npu_network_device_plan={}, fleet_upgrade_serial=[1])
+    assert inventory_errors(groups, hostvars, SPECS) == []
 
 
 def test_good_role_settings_and_nulls_pass():

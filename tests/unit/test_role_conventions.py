@@ -10,6 +10,8 @@ import sys
 
 import yaml
 
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory_settings
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROLES = os.path.join(ROOT, "roles")
 # A value of role cluster: cluster_<name>, not the collection's name (cluster_suite) nor a name
@@ -210,6 +212,9 @@ def test_published_values_are_set_by_their_role_and_named_in_the_architecture_do
             assert f"`{name}`" in doc, name
     for name in sorted(CLUSTER_INPUTS):
         assert f"`{name}`" in doc, name
+    # The typo checks know them as well (the roles of inventory_settings.TYPO_ROLES).
+    assert inventory_settings.PUBLISHED == {name for role, names in PUBLISHED.items()
+                                            if role in inventory_settings.TYPO_ROLES for name in names}
 
 
 def test_a_misnamed_fact_register_loop_var_or_vars_name_is_caught(monkeypatch):

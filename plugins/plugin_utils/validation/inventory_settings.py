@@ -5,10 +5,18 @@ import difflib
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation.text import grouped, shown, type_name
 
 # The roles whose unknown <role>_* names are reported as typos, in the inventory and in each role's
-# settings (role_settings.typo_problems): npu_network_* is checked by its device plan, job_* by the
-# job's own check (both read their own names).
-TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "python_env", "doctor", "acceptance", "fleet")
+# settings (role_settings.typo_problems); job_* is checked by the job's own check, which reads
+# every job_* name.
+TYPO_ROLES = ("firewall", "openmpi", "ssh_trust", "npu_env", "npu_network", "python_env", "doctor", "acceptance",
+              "fleet")
 TYPO_PREFIXES = tuple(role + "_" for role in TYPO_ROLES)
+# Facts the roles publish for others to read (docs/architecture.md, "Published values"): a playbook
+# that validates again later in a run (add.yml, retire.yml and replace.yml import site.yml) finds
+# them among a host's variables, and they are not typos.
+PUBLISHED = frozenset({
+    "npu_network_device_plan", "npu_network_applied", "npu_network_netdetect_result", "npu_network_netdetect_report",
+    "npu_network_netdetect_failures", "openmpi_host_state", "openmpi_plan", "fleet_upgrade_serial",
+    "firewall_firewalld_ports", "firewall_firewalld_rich_rules"})
 # Settings that were renamed: old name -> (new name, its role). Values several roles read moved
 # to role cluster; the NPU connectivity test's settings became role npu_network's.
 RENAMED = {"npu_env_path": ("cluster_env_npu_path", "cluster"),
@@ -65,7 +73,7 @@ def check_settings(hostvars, hosts, specs):
             if name in OWN_CHECKED or (spec or {}).get("role") in RUN_ROLES:
                 continue
             if spec is None:
-                if name.startswith(TYPO_PREFIXES):
+                if name.startswith(TYPO_PREFIXES) and name not in PUBLISHED:
                     prefix = next(p for p in TYPO_PREFIXES if name.startswith(p))
                     found.setdefault((name, typo_text(name, prefix.rstrip("_"), specs)), []).append(host)
                 continue

@@ -154,7 +154,7 @@ def typo_problems(host, names, check_roles, roles_dir=ROLES_DIR):
         longer = [other + "_" for other in typo_roles if other != role and other.startswith(prefix)]
         for name in sorted(names):
             if not name.startswith(prefix) or name.startswith(tuple(longer)) or name in known or name in internal \
-                    or name in inventory_settings.RENAMED:
+                    or name in inventory_settings.RENAMED or name in inventory_settings.PUBLISHED:
                 continue
             problems.append(f"{host_text(host)}: {name}: {inventory_settings.typo_text(name, role, known)}")
     return problems
