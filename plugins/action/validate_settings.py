@@ -47,6 +47,8 @@ class ActionModule(ControllerAction):
         "job_full": {"type": "bool", "default": True},
         "job_project_dir": {"type": "str", "default": "."},
         "job_launch_python": {"type": "str", "default": "python3"},
+        "controller_in_run": {"type": "bool", "default": True},
+        "limit": {"type": "str", "default": ""},
         "fail": {"type": "bool", "default": True},
     }
 
@@ -82,14 +84,18 @@ class ActionModule(ControllerAction):
         return found
 
     def act(self, args, check_mode):
-        sections = []  # (heading of the failure message, problems)
+        sections, facts = [], {}  # (heading of the failure message, problems); facts to set
         groups = plain(self._vars.get("groups", {}), scalars=True)
+        if not args["controller_in_run"]:
+            sections.append(("The run has {} problem(s); nothing was changed:", [gate.limit_problem(args["limit"])]))
         if args["inventory"]:
             try:
                 found = gate.inventory_problems(groups, self._vars.get("hostvars", {}))
             except role_settings.SettingsError as error:
                 raise ActionError(f"validate_settings: {error}") from error
             sections.append(("The inventory has {} problem(s); nothing was changed:", found))
+            # The plays on the nodes ask whether this one ran (a --limit can leave it out).
+            facts = {} if found else {"_validate_inventory_checked": True}
         if args["roles"]:
             sections.append(("The settings have {} problem(s); nothing was changed:",
                              self._role_problems(args, groups)))
@@ -103,7 +109,7 @@ class ActionModule(ControllerAction):
             msg = [line for heading, found in sections if found
                    for line in [heading.format(len(found))] + found]
             return {"failed": True, "changed": False, "problems": problems, "msg": msg}
-        return {"changed": False, "problems": problems}
+        return {"changed": False, "problems": problems, "ansible_facts": facts}
 
     def _role_problems(self, args, groups):
         known = role_settings.roles()

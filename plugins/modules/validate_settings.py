@@ -68,6 +68,16 @@ options:
     description: The Python the launch uses when the job names none.
     type: str
     default: python3
+  controller_in_run:
+    description:
+      - Whether the plays on the controller run (C(false) when a C(--limit) leaves out localhost, where the
+        inventory check, the plans and the reports run); C(false) is a problem naming O(limit).
+    type: bool
+    default: true
+  limit:
+    description: The run's C(--limit), for the message of O(controller_in_run).
+    type: str
+    default: ""
   fail:
     description: Fail with every problem at once; with C(false) the problems are only returned.
     type: bool
@@ -92,6 +102,10 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+ansible_facts:
+  description: With O(inventory) and no problem, C(_validate_inventory_checked) set on the host the check ran for.
+  returned: always
+  type: dict
 problems:
   description: Every problem found, each naming the host and the variable (empty when fine).
   returned: always

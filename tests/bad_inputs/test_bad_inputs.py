@@ -58,7 +58,7 @@ def ansible_playbook():
     return beside if os.path.exists(beside) else shutil.which("ansible-playbook")
 
 
-def run_playbook(tmp_root, label, playbook, inventory, extra_vars):
+def run_playbook(tmp_root, label, playbook, inventory, extra_vars, limit=None):
     workdir = os.path.join(tmp_root, label)
     os.makedirs(workdir, exist_ok=True)
     ssh_log = os.path.join(workdir, "ssh-attempts.log")
@@ -68,6 +68,8 @@ def run_playbook(tmp_root, label, playbook, inventory, extra_vars):
         argv += ["-e", "@" + os.path.join(HERE, extra_vars)]
     if playbook == "doctor":
         argv += ["-e", "doctor_report_path=" + os.path.join(workdir, "report.json")]
+    if limit:
+        argv += ["--limit", limit]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
                ANSIBLE_SSH_EXECUTABLE=os.path.join(tmp_root, "fake-ssh"), FAKE_SSH_LOG=ssh_log,
                ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_LOCAL_TEMP=os.path.join(workdir, "tmp"))
@@ -84,14 +86,15 @@ def results(tmp_path_factory):
         handle.write(FAKE_SSH)
     os.chmod(fake, 0o755)
     by_name = {case["name"]: case for case in CASES}
-    jobs = {(name, playbook): (by_name[name].get("inventory", "good"), by_name[name].get("extra_vars"))
+    jobs = {(name, playbook): (by_name[name].get("inventory", "good"), by_name[name].get("extra_vars"),
+                               by_name[name].get("limit"))
             for name, playbook in RUNS if not missing_playbook(playbook)}
-    jobs.update({("control-" + name, playbook): (name, extra) for name, playbook, extra in CONTROLS
+    jobs.update({("control-" + name, playbook): (name, extra, None) for name, playbook, extra in CONTROLS
                  if not missing_playbook(playbook)})
     workers = int(os.environ.get("BAD_INPUTS_WORKERS", "4"))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {key: pool.submit(run_playbook, tmp_root, "%s-%s" % key, key[1], inventory, extra)
-                   for key, (inventory, extra) in jobs.items()}
+        futures = {key: pool.submit(run_playbook, tmp_root, "%s-%s" % key, key[1], inventory, extra, limit)
+                   for key, (inventory, extra, limit) in jobs.items()}
         return {key: future.result() for key, future in futures.items()}
 
 

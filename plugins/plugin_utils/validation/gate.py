@@ -8,6 +8,13 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation impor
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import inventory_settings
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
 
+def limit_problem(limit):
+    """What is said of a --limit that leaves out localhost, where every playbook checks the
+    inventory and the job and makes its plans, reports and ledger records."""
+    return (f"--limit {limit}: add localhost (--limit '{limit},localhost'): the inventory is checked there before "
+            "any node is contacted, and the plans, the reports and the node ledger are made there")
+
+
 RENDER_DIR_PROBLEM = "render_dir: required, e.g. -e render_dir=/tmp/rendered (<render_dir>/<host>/ per node)"
 
 
