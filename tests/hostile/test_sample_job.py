@@ -43,3 +43,10 @@ def test_echo_reports_argv_and_env_byte_exact(tmp_path):
     with open(tmp_path / "echo" / "rank_4.json", encoding="ascii") as handle:
         assert json.load(handle) == record
     assert json.loads((tmp_path / "status" / "rank_4.json").read_text())["exit"] == 0
+
+
+def test_only_a_dynamic_cluster_job_with_recovery_on_is_recovered(tmp_path):
+    job, _ = (json.loads(open(path, encoding="ascii").read()) for path in sample_job.write(str(tmp_path)))
+    assert gate.job_problems(job, sample_job.GROUPS, sample_job.HOSTVARS, ROOT, "python3", playbook="recover") == [
+        "n1: job_launcher/job_dynamic_recovery: job hostile-echo is torchrun with recovery off; recover.yml "
+        "restarts dynamic-cluster processes with MS_ENABLE_RECOVERY=1 only"]

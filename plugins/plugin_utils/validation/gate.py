@@ -69,13 +69,19 @@ def job_problems(job, groups, hostvars, project_dir=".", launch_python="python3"
     """Every problem of ``job`` (the job_* variables) as a list, empty when it is good.
 
     full: the whole launch plan (launch, render, recover); otherwise only what stop.yml and
-    logs.yml need (name, nodes, directories). playbook "render" also needs job_render_dir.
+    logs.yml need (name, nodes, directories). playbook "render" also needs job_render_dir, "recover" a
+    dynamic-cluster job with recovery on.
     """
     job = _job_plain(job)
     found = [RENDER_DIR_PROBLEM] if playbook == "render" and not str(job.get("job_render_dir") or "") else []
     try:
         if full:
-            job_spec.build_plan(job, _job_plain(groups), job_hostvars(groups, hostvars), project_dir, launch_python)
+            plan = job_spec.build_plan(job, _job_plain(groups), job_hostvars(groups, hostvars), project_dir,
+                                       launch_python)
+            if playbook == "recover" and not (plan["launcher"] == "dynamic" and plan.get("dynamic_recovery")):
+                found.append(f"{plan['master']}: job_launcher/job_dynamic_recovery: job {plan['name']} is "
+                             f"{plan['launcher']} with recovery {'on' if plan.get('dynamic_recovery') else 'off'}; "
+                             "recover.yml restarts dynamic-cluster processes with MS_ENABLE_RECOVERY=1 only")
         else:
             job_spec.control_plan(job, _job_plain(groups))
     except job_spec.JobSpecError as error:
