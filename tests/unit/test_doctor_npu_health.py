@@ -145,7 +145,7 @@ def test_device_access_names_the_file_and_the_group():
     found = verdicts(report_with({}, denied))
     assert found == {("npu_device_access", "node3"): (
         "trainer cannot open /dev/davinci0 (Permission denied), /dev/hisi_hdc (Permission denied): add trainer to "
-        "group HwHiAiUser, which owns them (ssh_trust_npu_group; site.yml --tags ssh_trust)")}
+        "group HwHiAiUser, which owns them (ssh_trust_npu_group; site.yml --tags ssh)")}
 
 
 def test_a_node_without_npu_data_is_not_checked():

@@ -87,6 +87,33 @@ def test_every_playbook_validates_before_anything_else():
         assert first.get("ansible.builtin.import_playbook") == "validate.yml", name
 
 
+def test_site_plays_run_their_roles_through_carry_on_with_no_tag_above_the_include():
+    """Each provisioning play of site.yml is one untagged task importing role cluster's
+    tasks/carry_on.yml; there the include of the roles sits under no tagged block. An included
+    role's tasks inherit the tags above its include: `always` there would run every role under
+    any --tags (docs/architecture.md, Roles)."""
+    with open(os.path.join(ROOT, "playbooks", "site.yml"), encoding="utf-8") as handle:
+        plays = yaml.safe_load(handle)
+    carrying = [play for play in plays if "max_fail_percentage" in play]
+    roles = []
+    for play in carrying:
+        (task,) = play["tasks"]
+        assert task["ansible.builtin.import_role"] == {"name": "cluster_suite.hpc.cluster", "tasks_from": "carry_on"}
+        assert "tags" not in task, play["name"]
+        roles += [(entry["role"], entry["tags"]) for entry in task["vars"]["cluster_carry_roles"]]
+    assert [name.rsplit(".", 1)[1] for name, _ in roles] == [
+        "firewall", "ssh_trust", "openmpi", "npu_network", "npu_env", "python_env"]
+    assert [tags for _, tags in roles] == [["firewall"], ["ssh"], ["openmpi"], ["npu_network"], ["npu_env"],
+                                          ["python_env"]]
+    with open(os.path.join(ROLES, "cluster", "tasks", "carry_on.yml"), encoding="utf-8") as handle:
+        (block, check) = yaml.safe_load(handle)
+    assert "tags" not in block and check["tags"] == ["always"]
+    include = [task for task in block["block"] if "ansible.builtin.include_role" in task]
+    assert len(include) == 1 and include[0]["tags"] == ["always"]
+    assert include[0]["ansible.builtin.include_role"]["apply"] == {"tags": "{{ _cluster_carry_role.tags }}"}
+    assert all(task["tags"] == ["always"] for task in block["block"] + block["rescue"])
+
+
 # --- internal names ---------------------------------------------------------------------------
 
 # The names a role sets for others to read (docs/architecture.md, "Published values"), with who
@@ -118,7 +145,8 @@ PUBLISHED = {
 }
 # Values other roles pass to role cluster's task files (its inputs, not its internals).
 CLUSTER_INPUTS = {"cluster_ledger_findings", "cluster_ledger_fail_limit", "cluster_peer_nodes",
-                  "cluster_peer_exhaustive_max_nodes", "cluster_checked_role"}
+                  "cluster_peer_exhaustive_max_nodes", "cluster_checked_role", "cluster_carry_roles",
+                  "cluster_carry_reach"}
 SET_FACT = ("ansible.builtin.set_fact", "set_fact")
 
 

@@ -44,7 +44,7 @@ def check_device_access(host, node, results):
         results.set("npu_device_access", host, "ok", "%s opens all %d NPU device files" % (user, len(files)))
         return
     groups = sorted({entry.get("group") for entry in bad.values() if entry.get("group")})
-    fix = ("add %s to group %s, which owns them (ssh_trust_npu_group; site.yml --tags ssh_trust)"
+    fix = ("add %s to group %s, which owns them (ssh_trust_npu_group; site.yml --tags ssh)"
            % (user, " / ".join(groups)) if groups else "install the NPU driver (the files are missing)")
     results.set("npu_device_access", host, "fail", "%s cannot open %s: %s" % (
         user, join_items(["%s (%s)" % (path, entry.get("error")) for path, entry in bad.items()], 4), fix))
