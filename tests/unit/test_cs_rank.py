@@ -92,8 +92,12 @@ def test_reaper_records_every_descendants_exit_even_after_the_launcher_returned(
     launcher = tmp_path / "launcher.py"
     launcher.write_text(
         "import os, subprocess, sys\n"
-        "ok = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(0.3)'], start_new_session=True)\n"
-        "bad = subprocess.Popen([sys.executable, '-c', 'import os, time; time.sleep(0.5); os.kill(os.getpid(), 11)'],"
+        # Each worker ends only once the launcher is gone (it was reparented): a worker that ended
+        # first would be reaped by the launcher's own Popen at its exit, as msrun's would be.
+        "orphan = 'import os, sys, time\\nwhile os.getppid() == int(sys.argv[1]): time.sleep(0.01)\\n'\n"
+        "me = str(os.getpid())\n"
+        "ok = subprocess.Popen([sys.executable, '-c', orphan, me], start_new_session=True)\n"
+        "bad = subprocess.Popen([sys.executable, '-c', orphan + 'os.kill(os.getpid(), 11)', me],"
         " start_new_session=True)\n"
         "open(sys.argv[1], 'w').write('%d %d' % (ok.pid, bad.pid))\n")
     pids = tmp_path / "pids"
