@@ -18,13 +18,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.cluster_suite.hpc.plugins.module_utils import job_ifaces, job_preflight
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import spec as job_spec
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import versions as job_versions
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.ansible_values import plain
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import gate
-
-
-def _job_plain(value):
-    # Keys as they are: the job's checks report a key that is not a string.
-    return plain(value, str_keys=False)
 
 
 
@@ -32,7 +26,7 @@ def _job_plain(value):
 def job_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
     """The launch plan of ``job`` (the job_* variables); every problem at once otherwise."""
     try:
-        return job_spec.build_plan(_job_plain(job), _job_plain(groups), gate.job_hostvars(groups, hostvars),
+        return job_spec.build_plan(gate.job_plain(job), gate.job_plain(groups), gate.job_hostvars(groups, hostvars),
                                    project_dir, launch_python)
     except job_spec.JobSpecError as error:
         raise AnsibleFilterError(str(error)) from error
@@ -41,7 +35,7 @@ def job_plan(job, groups, hostvars, project_dir=".", launch_python="python3"):
 def job_control_plan(job, groups):
     """Name, nodes and directories of a job, for stop.yml and logs.yml."""
     try:
-        return job_spec.control_plan(_job_plain(job), _job_plain(groups))
+        return job_spec.control_plan(gate.job_plain(job), gate.job_plain(groups))
     except job_spec.JobSpecError as error:
         raise AnsibleFilterError(str(error)) from error
 
@@ -67,7 +61,7 @@ def job_node_paths(home, job_dir, log_dir):
 
 
 def job_secret_env_text(job_env):
-    return job_spec.secret_env_text(_job_plain(job_env or {}))
+    return job_spec.secret_env_text(gate.job_plain(job_env or {}))
 
 
 def job_interface_lines(results, hosts):
@@ -83,7 +77,7 @@ def job_interface_env(iface, address, npu, job_env=None):
 
 def job_version_verdicts(plan, versions):
     """Version differences across the job's nodes, as the doctor judges them (jobs/versions.py)."""
-    return job_versions.version_verdicts(_job_plain(plan), _job_plain(versions))
+    return job_versions.version_verdicts(gate.job_plain(plan), gate.job_plain(versions))
 
 
 class FilterModule:

@@ -52,8 +52,8 @@ def inventory_problems(groups, hostvars, roles_dir=role_settings.ROLES_DIR):
     return errors + inventory_checks.inventory_errors(dict(groups), plain_hostvars, specs)
 
 
-def _job_plain(value):
-    # Keys as they are: the job's checks report a key that is not a string.
+def job_plain(value):
+    """A job value as plain data, keys as they are: the job's checks report a key that is not a string."""
     return plain(value, str_keys=False)
 
 
@@ -62,7 +62,7 @@ def job_hostvars(groups, hostvars):
     hosts = set()
     for members in groups.values():
         hosts.update(members or [])
-    return {host: _job_plain(hostvars[host]) for host in hosts if host in hostvars}
+    return {host: job_plain(hostvars[host]) for host in hosts if host in hostvars}
 
 
 def job_problems(job, groups, hostvars, project_dir=".", launch_python="python3", playbook="launch", full=True):
@@ -72,18 +72,18 @@ def job_problems(job, groups, hostvars, project_dir=".", launch_python="python3"
     logs.yml need (name, nodes, directories). playbook "render" also needs job_render_dir, "recover" a
     dynamic-cluster job with recovery on.
     """
-    job = _job_plain(job)
+    job = job_plain(job)
     found = [RENDER_DIR_PROBLEM] if playbook == "render" and not str(job.get("job_render_dir") or "") else []
     try:
         if full:
-            plan = job_spec.build_plan(job, _job_plain(groups), job_hostvars(groups, hostvars), project_dir,
+            plan = job_spec.build_plan(job, job_plain(groups), job_hostvars(groups, hostvars), project_dir,
                                        launch_python)
             if playbook == "recover" and not (plan["launcher"] == "dynamic" and plan.get("dynamic_recovery")):
                 found.append(f"{plan['master']}: job_launcher/job_dynamic_recovery: job {plan['name']} is "
                              f"{plan['launcher']} with recovery {'on' if plan.get('dynamic_recovery') else 'off'}; "
                              "recover.yml restarts dynamic-cluster processes with MS_ENABLE_RECOVERY=1 only")
         else:
-            job_spec.control_plan(job, _job_plain(groups))
+            job_spec.control_plan(job, job_plain(groups))
     except job_spec.JobSpecError as error:
         found += error.errors
     return found
