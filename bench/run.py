@@ -35,6 +35,9 @@ def main():
                         help="openmpi: sizes at which to measure the every_node baseline too")
     parser.add_argument("--resume", action="store_true",
                         help="openmpi: keep the runs of the existing result and measure only the sizes it lacks")
+    parser.add_argument("--plays", nargs="+",
+                        help="scale: the plays to measure anew (default: all); site.yml still provisions the "
+                             "fresh sandbox first, unmeasured, and the other plays' figures are kept")
     args = parser.parse_args()
 
     unknown = [name for name in args.scenarios if name not in SCENARIOS]

@@ -326,8 +326,9 @@ def idle_memory_mib(sandbox):
                      for index in range(1, sandbox.nodes + 1)) / 2 ** 20, 1)
 
 
-def measure_size(nodes, scratch):
-    """Every play on one fresh sandbox of `nodes` nodes: [run records]."""
+def measure_size(nodes, scratch, plays=PLAYS):
+    """The plays ``plays`` on one fresh sandbox of `nodes` nodes: [run records]. Without "site",
+    site.yml provisions the sandbox first, unmeasured."""
     state_home = os.path.join(scratch, "state-%d" % nodes)
     report_dir = os.path.join(scratch, "reports-%d" % nodes)
     os.makedirs(report_dir)
@@ -354,69 +355,95 @@ def measure_size(nodes, scratch):
                             figures["controller_peak_pss_mib"], figures["ssh_connections"], figures["ssh_sessions"],
                             figures["module_runs"]))
 
+        if "site" not in plays:
+            harness.require_ok(harness.run_playbook("site.yml", sandbox.inventory), "site.yml on %d nodes" % nodes)
         for play in ("site", "site_rerun"):
+            if play not in plays:
+                continue
             run, figures = measured_run(sandbox, "site.yml", state_home)
             record(play, run, figures, changed=harness.recap(run.events)["totals"].get("changed", 0))
 
-        report_path = os.path.join(report_dir, "doctor.json")
-        run, figures = measured_run(sandbox, "playbooks/doctor.yml", state_home,
-                                    dict(DOCTOR_SETTINGS, doctor_report_path=report_path))
-        harness.require_ok(run, "doctor on %d nodes" % nodes)
-        with open(report_path, encoding="utf-8") as handle:
-            report = json.load(handle)
-        if report["summary"]["fail"]:
-            raise SystemExit("bench: the doctor found problems on a fresh sandbox: %s" % report["summary"])
-        sample = report.get("sample") or {}
-        peers = sample.get("peers") or {}
-        # The doctor's rounds: each node logs in to its peers one after another (the SSH mesh).
-        record("doctor", run, figures, rounds=max((len(found) for found in peers.values()), default=None),
-               sampled=sample.get("sampled"), mesh_seconds_per_peer=mesh_seconds_per_peer(run.events, peers))
-
-        harness.require_ok(harness.run_playbook("bench/playbooks/acceptance_shape.yml", sandbox.inventory), "shaping %d nodes" % nodes)
-        directory = os.path.join(report_dir, "acceptance")
-        run, figures = measured_run(sandbox, "playbooks/acceptance.yml", state_home,
-                                    dict(ACCEPTANCE_SETTINGS, acceptance_report_dir=directory))
-        harness.require_ok(run, "acceptance on %d nodes" % nodes)
-        with open(os.path.join(directory, "report.json"), encoding="utf-8") as handle:
-            report = json.load(handle)
-        if not report["passed"]:
-            raise SystemExit("bench: acceptance failed on a healthy sandbox: %s" % report["summary"])
-        per_round = acceptance.round_seconds(run.events)
-        record("acceptance", run, figures, rounds=report["rounds"], pairs=len(report["pairs"]),
-               round_seconds=per_round, sampled=(report.get("sample") or {}).get("sampled"))
-
-        job = launch_fanout.load_job(os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"]))
-        job_logs = os.path.join(launch_fanout.LOGS_ROOT, job["job_name"])
-        shutil.rmtree(job_logs, ignore_errors=True)
-        run, figures = measured_run(sandbox, launch_fanout.PLAYBOOK, state_home, cmdline="-e %s" % shlex.quote(
-            "@" + os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"])))
-        harness.require_ok(run, "launch on %d nodes" % nodes)
-        started = launch_fanout.read_started(job_logs)
-        problem = launch_fanout.ranks_problem(started, launch_fanout.expected_ranks(job, nodes))
-        if problem:
-            raise SystemExit("bench: scale launch on %d nodes: %s" % (nodes, problem))
-        times = launch_fanout.fanout_times(run.started, run.events, started)
-        record("launch", run, figures, ranks=len(started), fanout_seconds=times["fanout"])
-
-        if nodes <= PROFILE_MAX_NODES:
-            # The inventory's own cache directory, as ansible-large-fleet.cfg asks for (ansible-runner sets
-            # ANSIBLE_CACHE_PLUGIN_CONNECTION itself, to this).
-            cache = os.path.join(os.path.dirname(sandbox.inventory), ".fact_cache")
-            shutil.rmtree(cache, ignore_errors=True)
-            for play in ("profile_fill", "profile_cached"):
-                run, figures = measured_run(sandbox, "site.yml", state_home, config=PROFILE, fact_cache=cache)
-                record(play, run, figures, changed=harness.recap(run.events)["totals"].get("changed", 0))
+        if "doctor" in plays:
+            doctor_run(sandbox, state_home, report_dir, record, nodes)
+        if "acceptance" in plays:
+            acceptance_run(sandbox, state_home, report_dir, record, nodes)
+        if "launch" in plays:
+            launch_run(sandbox, state_home, record, nodes)
+        if nodes <= PROFILE_MAX_NODES and "profile_fill" in plays:
+            profile_runs(sandbox, state_home, record)
     return records
 
 
+def doctor_run(sandbox, state_home, report_dir, record, nodes):
+    report_path = os.path.join(report_dir, "doctor.json")
+    run, figures = measured_run(sandbox, "playbooks/doctor.yml", state_home,
+                                dict(DOCTOR_SETTINGS, doctor_report_path=report_path))
+    harness.require_ok(run, "doctor on %d nodes" % nodes)
+    with open(report_path, encoding="utf-8") as handle:
+        report = json.load(handle)
+    if report["summary"]["fail"]:
+        raise SystemExit("bench: the doctor found problems on a fresh sandbox: %s" % report["summary"])
+    sample = report.get("sample") or {}
+    peers = sample.get("peers") or {}
+    # The doctor's rounds: each node logs in to its peers one after another (the SSH mesh).
+    record("doctor", run, figures, rounds=max((len(found) for found in peers.values()), default=None),
+           sampled=sample.get("sampled"), mesh_seconds_per_peer=mesh_seconds_per_peer(run.events, peers))
+
+
+def acceptance_run(sandbox, state_home, report_dir, record, nodes):
+    harness.require_ok(harness.run_playbook("bench/playbooks/acceptance_shape.yml", sandbox.inventory), "shaping %d nodes" % nodes)
+    directory = os.path.join(report_dir, "acceptance")
+    run, figures = measured_run(sandbox, "playbooks/acceptance.yml", state_home,
+                                dict(ACCEPTANCE_SETTINGS, acceptance_report_dir=directory))
+    harness.require_ok(run, "acceptance on %d nodes" % nodes)
+    with open(os.path.join(directory, "report.json"), encoding="utf-8") as handle:
+        report = json.load(handle)
+    if not report["passed"]:
+        raise SystemExit("bench: acceptance failed on a healthy sandbox: %s" % report["summary"])
+    per_round = acceptance.round_seconds(run.events)
+    record("acceptance", run, figures, rounds=report["rounds"], pairs=len(report["pairs"]),
+           round_seconds=per_round, sampled=(report.get("sample") or {}).get("sampled"))
+
+
+def launch_run(sandbox, state_home, record, nodes):
+    job = launch_fanout.load_job(os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"]))
+    job_logs = os.path.join(launch_fanout.LOGS_ROOT, job["job_name"])
+    shutil.rmtree(job_logs, ignore_errors=True)
+    run, figures = measured_run(sandbox, launch_fanout.PLAYBOOK, state_home, cmdline="-e %s" % shlex.quote(
+        "@" + os.path.join(harness.ROOT, launch_fanout.JOBS["mpirun"])))
+    harness.require_ok(run, "launch on %d nodes" % nodes)
+    started = launch_fanout.read_started(job_logs)
+    problem = launch_fanout.ranks_problem(started, launch_fanout.expected_ranks(job, nodes))
+    if problem:
+        raise SystemExit("bench: scale launch on %d nodes: %s" % (nodes, problem))
+    times = launch_fanout.fanout_times(run.started, run.events, started)
+    record("launch", run, figures, ranks=len(started), fanout_seconds=times["fanout"])
+
+
+def profile_runs(sandbox, state_home, record):
+    # The inventory's own cache directory, as ansible-large-fleet.cfg asks for (ansible-runner sets
+    # ANSIBLE_CACHE_PLUGIN_CONNECTION itself, to this).
+    cache = os.path.join(os.path.dirname(sandbox.inventory), ".fact_cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    for play in ("profile_fill", "profile_cached"):
+        run, figures = measured_run(sandbox, "site.yml", state_home, config=PROFILE, fact_cache=cache)
+        record(play, run, figures, changed=harness.recap(run.events)["totals"].get("changed", 0))
+
+
 def run(sizes, repeat, args):
-    """Each size measured anew; the sizes measured before and not named now are kept from the last result."""
-    del args, repeat  # one run of each play per size: the figures are counts and CPU seconds
-    records = [entry for entry in previous_records() if entry["nodes"] not in sizes]
-    sizes = sorted(set(sizes) | {entry["nodes"] for entry in records})
+    """Each size measured anew (only the plays of --plays, when given); the sizes and plays not
+    measured now are kept from the last result."""
+    del repeat  # one run of each play per size: the figures are counts and CPU seconds
+    plays = tuple(getattr(args, "plays", None) or PLAYS)
+    unknown = sorted(set(plays) - set(PLAYS))
+    if unknown:
+        raise SystemExit("bench: scale: unknown play(s) %s; choose from %s" % (", ".join(unknown), ", ".join(PLAYS)))
+    if "profile_fill" in plays or "profile_cached" in plays:
+        plays = tuple(sorted(set(plays) | {"profile_fill", "profile_cached"}, key=PLAYS.index))
+    records = [entry for entry in previous_records() if entry["nodes"] not in sizes or entry["play"] not in plays]
     scratch = tempfile.mkdtemp(prefix="bench-scale-")
-    for nodes in sorted(set(sizes) - {entry["nodes"] for entry in records}):
-        records += measure_size(nodes, scratch)
+    for nodes in sorted(set(sizes)):
+        records += measure_size(nodes, scratch, plays)
         # Keep what is measured if a later size fails.
         harness.write_result("scale", *assemble(records))
     shutil.rmtree(scratch, ignore_errors=True)

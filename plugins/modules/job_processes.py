@@ -43,6 +43,12 @@ options:
     description: Seconds between SIGTERM and SIGKILL with O(state=stopped).
     type: float
     default: 10
+  activity:
+    description:
+      - Also return when each rank last wrote to its log under O(log_dir) (RV(activity)), for hang
+        detection, in the same run.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - action_common_attributes
   - cluster_suite.hpc.attributes
@@ -79,6 +85,13 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+activity:
+  description:
+    - With O(activity), the node's time now and the newest modification time of each rank's log
+      (C(worker_<N>.log), mpirun's C(rank.<N>/stdout) and C(stderr); links never followed).
+  returned: with O(activity)
+  type: dict
+  sample: {now: 1764400000.5, files: {"0": 1764399990.1, "1": 1764399990.3}}
 processes:
   description: Processes of the job found (before stopping, with O(state=stopped)).
   returned: with O(job_dir)
@@ -145,8 +158,10 @@ jobs:
 import glob
 import json
 import os
+import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.job_log_names import rank_activity
 from ansible_collections.cluster_suite.hpc.plugins.module_utils.job_procs import (
     job_processes, job_trace, running_jobs, stop, wait, zombies_of)
 
@@ -174,6 +189,7 @@ def main():
             state=dict(type="str", choices=["query", "wait", "stopped"], default="query"),
             timeout=dict(type="float", default=20),
             grace=dict(type="float", default=10),
+            activity=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -202,6 +218,9 @@ def main():
     result.update(job_trace(job_dir, result["processes"]))
     result.update(count=len(alive), failed_ranks=failed, finished_ranks=finished,
                   ranks_alive=sorted({item["rank"] for item in alive if item.get("rank")}))
+    if params["activity"]:
+        files = rank_activity(log_dir)
+        result["activity"] = dict(now=time.time(), files={str(rank): when for rank, when in files.items()})
     module.exit_json(**result)
 
 

@@ -44,6 +44,26 @@ options:
         description: Octal mode as text, for example V('0755').
         type: str
         default: "0644"
+  private_files:
+    description:
+      - Files whose text is a secret (passwords, tokens), written as O(files) are, mode V(0600)
+        unless given; their text is never logged or returned.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Relative path under O(root), without C(.) or C(..) parts.
+        type: str
+        required: true
+      content:
+        description: The file's text (written as UTF-8).
+        type: str
+        required: true
+      mode:
+        description: Octal mode as text.
+        type: str
+        default: "0600"
   remove:
     description:
       - Relative paths under O(root) to delete when present; not one of O(files).
@@ -107,12 +127,17 @@ def main():
                       "options": {"path": {"type": "str", "required": True},
                                   "content": {"type": "str", "required": True, "no_log": False},
                                   "mode": {"type": "str", "default": "0644"}}},
+            "private_files": {"type": "list", "elements": "dict", "default": [],
+                              "options": {"path": {"type": "str", "required": True},
+                                          "content": {"type": "str", "required": True, "no_log": True},
+                                          "mode": {"type": "str", "default": "0600"}}},
             "remove": {"type": "list", "elements": "str", "default": []},
         },
         supports_check_mode=True,
     )
     try:
-        result = write_files(module.params["root"], module.params["files"], module.params["remove"],
+        result = write_files(module.params["root"], module.params["files"] + module.params["private_files"],
+                             module.params["remove"],
                              check_mode=module.check_mode)
     except RenderedFilesError as error:
         module.fail_json(msg="rendered_files: " + "; ".join(error.errors), errors=error.errors)

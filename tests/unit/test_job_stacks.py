@@ -108,6 +108,23 @@ def test_the_sleeping_rank_is_named_with_its_node_and_both_stacks_shown(native):
            "torch/distributed/elastic/agent/server/api.py:923" in lines
 
 
+def test_a_rank_that_left_its_script_is_not_named_while_the_others_wait():
+    """Rank 1 is dumped after its script raised (a launcher stopping it, a collective that gave up):
+    only the wrapper's frames are left on its stack, the real dump's outermost ones. It is ending,
+    not where the others wait: rank 3 alone is named."""
+    dumps = nodes()
+    rank1 = next(item for item in dumps["node1"]["processes"] if item.get("rank") == 1)
+    thread = dict(rank1["threads"][0])
+    frames = thread["frames"]
+    thread["frames"] = frames[next(index for index, frame in enumerate(frames)
+                                   if frame.get("filename") == "/x/cs_rank.py"):]
+    rank1["threads"] = [thread]
+    analysis = job_stacks.analyse(dumps, EXPECTED)
+    assert [(group["ranks"], group["in_code"]) for group in analysis["groups"]] == [
+        ([0, 2], True), ([1], False), ([3], True)]
+    assert [item["rank"] for item in analysis["likely_cause"]] == [3]
+
+
 def test_a_rank_whose_process_is_gone_is_named_and_blamed_while_the_others_wait():
     analysis = job_stacks.analyse(nodes(drop=(3,)), EXPECTED, exits={3: 1})
     assert analysis["gone"] == [{"rank": 3, "host": "node2", "exit": 1}]

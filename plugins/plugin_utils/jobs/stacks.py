@@ -164,7 +164,7 @@ def collect(nodes):
     """Every process of the job from ``nodes`` ({host: job_stacks result}), with its frames.
 
     Returns [{host, pid, ppid, role, rank, cmd, python, native, error, native_error, threads,
-    frames, where, waiting}], ranks first.
+    frames, where, waiting, in_code}], ranks first.
     """
     found = []
     for host in sorted(nodes):
@@ -176,6 +176,9 @@ def collect(nodes):
             entry["frames"] = frames_of(thread) if thread else []
             entry["where"] = where(entry["frames"], item.get("job_dir") or job_dir) if entry["frames"] else None
             entry["waiting"] = waits_in_collective(entry["frames"])
+            # A rank without a frame of its own code has left its script (it returned or raised and
+            # the wrapper is recording its end): it is ending, not where the others wait.
+            entry["in_code"] = any(is_user_frame(frame, item.get("job_dir") or job_dir) for frame in entry["frames"])
             found.append(entry)
     return sorted(found, key=lambda item: (ROLE_ORDER.get(item.get("role"), 9),
                                            item.get("rank") if isinstance(item.get("rank"), int) else -1,
@@ -219,6 +222,7 @@ def analyse(nodes, expected=None, exits=None, started=None):
             "hosts": {str(item["rank"]): item["host"] for item in members},
             "where": first["where"] or f"no stack ({first.get('error') or 'not dumped'})",
             "waiting": first["waiting"],
+            "in_code": first["in_code"],
             "dumped": bool(first["frames"]),
             "example": {"rank": first["rank"], "host": first["host"], "pid": first["pid"],
                         "native": first.get("native", False), "source": first.get("source", "py-spy")},
@@ -258,7 +262,7 @@ def likely_causes(groups, gone):
                   + (f" (exit {item['exit']})" if item.get("exit") is not None else ""), "reason": reason}
                  for item in gone]
         for group in groups:
-            if not group["waiting"] and group["dumped"]:
+            if not group["waiting"] and group["dumped"] and group["in_code"]:
                 found += [{"rank": rank, "host": group["hosts"][str(rank)], "where": _where_of(group, rank),
                            "reason": reason} for rank in group["ranks"]]
         return found
@@ -266,7 +270,7 @@ def likely_causes(groups, gone):
     if len(dumped) > 1 and len(dumped[0]["ranks"]) > len(dumped[1]["ranks"]):
         reason = f"while {len(dumped[0]['ranks'])} rank(s) are in {dumped[0]['where']}"
         return [{"rank": rank, "host": group["hosts"][str(rank)], "where": _where_of(group, rank), "reason": reason}
-                for group in dumped[1:] for rank in group["ranks"]]
+                for group in dumped[1:] if group["in_code"] for rank in group["ranks"]]
     return []
 
 

@@ -1,0 +1,37 @@
+"""Action job_node_gather: a job's logs from one node to the controller in one task: the node's
+clock (action node_clock), the logs packed on the node (module job_workspace), fetched (action
+fetch) and unpacked under logs/<job>/<host>/ (action job_summary's unpack). Options and results are
+documented in plugins/modules/job_node_gather.py."""
+import os
+
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction, StepFailed
+
+
+class ActionModule(NodeAction):
+    ARGUMENT_SPEC = dict(
+        workspace=dict(type="dict", required=True),
+        archive=dict(type="path", required=True),
+        local_dir=dict(type="path"),
+        log_root=dict(type="path", required=True),
+        job=dict(type="str", required=True),
+    )
+
+    def act(self, args):
+        clock = self.action("cluster_suite.hpc.node_clock", {})
+        clock = {"offset": clock["offset"], "uncertainty": clock["uncertainty"]}
+        self.module("cluster_suite.hpc.job_workspace", dict(args["workspace"], state="packed"))
+        if self._task.check_mode:
+            # Nothing is fetched in check mode (no folder was made for it).
+            return dict(changed=False, clock=clock, not_copied=[])
+        if not args["local_dir"]:
+            raise StepFailed(dict(msg="job_node_gather: local_dir (the controller's folder for the archive) is required"))
+        host = self._task_host()
+        local = os.path.join(args["local_dir"], host + ".tar.gz")
+        self.action("ansible.builtin.fetch", dict(src=args["archive"], dest=local, flat=True))
+        unpacked = self.action("cluster_suite.hpc.job_summary", dict(
+            log_root=args["log_root"], job=args["job"], host=host, archive=local))
+        return dict(changed=True, clock=clock, files=unpacked.get("files"), not_copied=unpacked.get("not_copied", []),
+                    warnings=unpacked.get("warnings", []))
+
+    def _task_host(self):
+        return self._step_vars["inventory_hostname"]
