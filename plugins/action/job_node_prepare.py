@@ -28,7 +28,8 @@ class ActionModule(NodeAction):
         setup = None
         if args["setup"]:
             setup = self.module("ansible.builtin.command", dict(argv=args["setup"]))
-            changed = True
+            # The command module skips itself in check mode.
+            changed = changed or not setup.get("skipped", False)
         return dict(changed=changed, workspace=workspace, written=written["written"],
                     unchanged=written["unchanged"], code_changed=bool(code and code.get("changed")),
                     setup=None if setup is None else {key: setup.get(key) for key in ("rc", "stdout", "stderr")})
