@@ -273,3 +273,25 @@ def test_flight_records_of_a_real_run_name_the_rank_that_held_the_others_up():
     assert "its last flight record, 1.8 s before it ended" in cause["where"]
     # A rank that returned 0 has no flight record to read.
     assert [item["rank"] for item in job_stacks.flight_records(root, ["node2"], {2: 1, 3: 0})["node2"]["processes"]] == [2]
+
+
+def test_a_rank_that_ended_while_py_spy_read_it_keeps_its_flight_record():
+    # tests/data/corpus/msrun_sleep: rank 3 (node2) slept in stalled_step while ranks 0-2 waited
+    # until MindSpore's collective gave up. In the hang scenario py-spy then reached ranks 0 and 1
+    # as they ended and failed with the error below (its own words); their flight records count.
+    root = os.path.join(os.path.dirname(__file__), "..", "data", "corpus", "msrun_sleep")
+    exits = {0: 1, 1: 1, 2: 1, 3: 143}
+    flight = job_stacks.flight_records(root, ["node1", "node2"], exits)
+    error = ("Error: Failed to get process executable name. Check that the process is running. Caused by: "
+             "0: No such file or directory (os error 2) 1: No such file or directory (os error 2)")
+    dumps = {"node1": {"job_dir": JOB_DIR, "error": None,
+                       "processes": [process(90 + rank, "rank", rank, [], native=False, error=error) for rank in (0, 1)]}}
+    merged = job_stacks.with_flight_records(dumps, flight)
+    assert [(item["rank"], item.get("source")) for item in merged["node1"]["processes"]] == [
+        (0, "flight recorder"), (1, "flight recorder")]
+    analysis = job_stacks.analyse(merged, EXPECTED, exits)
+    assert [item["rank"] for item in analysis["likely_cause"]] == [3]
+    # Without the flight records of ranks 0 and 1 the two stacks left would tie and name nobody.
+    tied = job_stacks.analyse(job_stacks.with_flight_records(dumps, {host: found for host, found in flight.items()
+                                                                     if host == "node2"}), EXPECTED, exits)
+    assert tied["likely_cause"] == []

@@ -148,12 +148,22 @@ def _age(end, written):
 
 
 def with_flight_records(nodes, flight):
-    """``nodes`` (py-spy's dumps) with the flight records of the ranks py-spy did not dump."""
+    """``nodes`` (py-spy's dumps) with the flight records of the ranks py-spy did not dump: those
+    it did not find and those whose dump failed (a rank that ended while py-spy read it)."""
+    def dumped_stack(item):
+        return item.get("role") == "rank" and any((thread or {}).get("frames") for thread in item.get("threads") or [])
+
     dumped = {item.get("rank") for result in (nodes or {}).values() for item in (result or {}).get("processes") or []
-              if item.get("role") == "rank"}
-    merged = {host: dict(result or {}) for host, result in (nodes or {}).items()}
+              if dumped_stack(item)}
+    recorded = {item["rank"] for result in flight.values() for item in result["processes"] if item["rank"] not in dumped}
+    merged = {}
+    for host, result in (nodes or {}).items():
+        entry = dict(result or {})
+        entry["processes"] = [item for item in entry.get("processes") or []
+                              if not (item.get("role") == "rank" and item.get("rank") in recorded)]
+        merged[host] = entry
     for host, result in sorted(flight.items()):
-        extra = [item for item in result["processes"] if item["rank"] not in dumped]
+        extra = [item for item in result["processes"] if item["rank"] in recorded]
         if extra:
             entry = merged.setdefault(host, {"processes": []})
             entry["processes"] = list(entry.get("processes") or []) + extra
