@@ -295,3 +295,19 @@ def test_a_rank_that_ended_while_py_spy_read_it_keeps_its_flight_record():
     tied = job_stacks.analyse(job_stacks.with_flight_records(dumps, {host: found for host, found in flight.items()
                                                                      if host == "node2"}), EXPECTED, exits)
     assert tied["likely_cause"] == []
+
+
+def test_a_rank_caught_ending_without_python_frames_keeps_its_flight_record():
+    # tests/data/corpus/torchrun_sleep, as CI saw it in the hang scenario: py-spy reached rank 3
+    # while torchrun's SIGTERM ended it, and dumped one native frame of libc, no Python frame.
+    root = os.path.join(os.path.dirname(__file__), "..", "data", "corpus", "torchrun_sleep")
+    exits = {0: 1, 1: 1, 2: 1, 3: 143}
+    flight = job_stacks.flight_records(root, ["node1", "node2"], exits)
+    ending = [{"thread_name": "MainThread", "os_thread_id": 1428, "frames": [
+        {"name": "0x7f818e66324a", "filename": "", "short_filename": "", "module": "libc.so.6", "line": 0}]}]
+    dumps = {"node2": {"job_dir": JOB_DIR, "error": None,
+                       "processes": [process(1428, "rank", 3, ending, native=True)]}}
+    analysis = job_stacks.analyse(job_stacks.with_flight_records(dumps, flight), EXPECTED, exits)
+    [cause] = analysis["likely_cause"]
+    assert (cause["rank"], cause["host"]) == (3, "node2")
+    assert cause["where"].startswith("`stalled_step` at corpus_fault.py:")

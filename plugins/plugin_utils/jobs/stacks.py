@@ -148,13 +148,17 @@ def _age(end, written):
 
 
 def with_flight_records(nodes, flight):
-    """``nodes`` (py-spy's dumps) with the flight records of the ranks py-spy did not dump: those
-    it did not find and those whose dump failed (a rank that ended while py-spy read it)."""
-    def dumped_stack(item):
-        return item.get("role") == "rank" and any((thread or {}).get("frames") for thread in item.get("threads") or [])
+    """``nodes`` (py-spy's dumps) with the flight records of the ranks py-spy did not dump in their
+    script: those it did not find, those whose dump failed and those it caught ending, without a
+    frame of the job's own code (a rank that ended while py-spy read it: a launcher's SIGTERM,
+    a collective that gave up); their last record says where they were."""
+    def dumped_in_script(item, job_dir):
+        thread = main_thread(item.get("threads"), item.get("pid"))
+        return item.get("role") == "rank" and thread is not None and any(
+            is_user_frame(frame, item.get("job_dir") or job_dir) for frame in frames_of(thread))
 
     dumped = {item.get("rank") for result in (nodes or {}).values() for item in (result or {}).get("processes") or []
-              if dumped_stack(item)}
+              if dumped_in_script(item, (result or {}).get("job_dir"))}
     recorded = {item["rank"] for result in flight.values() for item in result["processes"] if item["rank"] not in dumped}
     merged = {}
     for host, result in (nodes or {}).items():
