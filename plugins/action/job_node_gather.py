@@ -25,13 +25,10 @@ class ActionModule(NodeAction):
             return dict(changed=False, clock=clock, not_copied=[])
         if not args["local_dir"]:
             raise StepFailed(dict(msg="job_node_gather: local_dir (the controller's folder for the archive) is required"))
-        host = self._task_host()
+        host = self._step_vars["inventory_hostname"]
         local = os.path.join(args["local_dir"], host + ".tar.gz")
         self.action("ansible.builtin.fetch", dict(src=args["archive"], dest=local, flat=True))
         unpacked = self.action("cluster_suite.hpc.job_summary", dict(
             log_root=args["log_root"], job=args["job"], host=host, archive=local))
         return dict(changed=True, clock=clock, files=unpacked.get("files"), not_copied=unpacked.get("not_copied", []),
                     warnings=unpacked.get("warnings", []))
-
-    def _task_host(self):
-        return self._step_vars["inventory_hostname"]

@@ -42,11 +42,7 @@ class NodeAction(ActionBase):
 
     def module(self, name, args):
         """The result of module ``name`` run with ``args`` on the node; StepFailed when it failed."""
-        out = self._execute_module(module_name=name, module_args=args, task_vars=self._step_vars)
-        out.pop("invocation", None)
-        if out.get("failed") or out.get("unreachable"):
-            raise StepFailed(dict(out, msg=out.get("msg") or "%s failed" % name, step=name))
-        return out
+        return _checked(name, self._execute_module(module_name=name, module_args=args, task_vars=self._step_vars))
 
     def action(self, name, args):
         """The result of action ``name`` (for example ansible.builtin.copy) run with ``args``."""
@@ -55,8 +51,12 @@ class NodeAction(ActionBase):
         runner = self._shared_loader_obj.action_loader.get(
             name, task=task, connection=self._connection, play_context=self._play_context, loader=self._loader,
             templar=self._templar, shared_loader_obj=self._shared_loader_obj)
-        out = runner.run(task_vars=self._step_vars)
-        out.pop("invocation", None)
-        if out.get("failed") or out.get("unreachable"):
-            raise StepFailed(dict(out, msg=out.get("msg") or "%s failed" % name, step=name))
-        return out
+        return _checked(name, runner.run(task_vars=self._step_vars))
+
+
+def _checked(name, out):
+    """``out`` (a module's or action's result) without its invocation; StepFailed when it failed."""
+    out.pop("invocation", None)
+    if out.get("failed") or out.get("unreachable"):
+        raise StepFailed(dict(out, msg=out.get("msg") or "%s failed" % name, step=name))
+    return out
