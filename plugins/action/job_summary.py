@@ -11,8 +11,8 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.failures im
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.log_summary import (
     diagnosis_logs, render, summarize)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.log_unpack import UnpackError, unpack_logs
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.stacks import (
-    analyse, flight_records, render as render_stacks, with_flight_records, write_stacks)
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.flight import flight_records, with_flight_records
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs.stacks import analyse, render as render_stacks, write_stacks
 
 
 SUMMARY_INPUTS = "summary_inputs.json"

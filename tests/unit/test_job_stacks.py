@@ -1,4 +1,4 @@
-"""Tests for plugins/plugin_utils/jobs/stacks.py (on real py-spy dumps, tests/data/stacks/README.md)
+"""Tests for plugins/plugin_utils/jobs/stacks.py and jobs/flight.py (on real py-spy dumps, tests/data/stacks/README.md)
 and plugins/module_utils/job_stack_dump.py (on real processes of this machine)."""
 import json
 import os
@@ -9,6 +9,7 @@ import time
 import pytest
 
 import job_stack_dump as node_stacks
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import flight as job_flight
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import stacks as job_stacks
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "stacks", "torchrun_gloo")
@@ -263,16 +264,16 @@ def test_flight_records_of_a_real_run_name_the_rank_that_held_the_others_up():
     # in all_reduce until gloo gave up; torchrun then stopped rank 3. No process was left to dump.
     root = os.path.join(os.path.dirname(__file__), "..", "data", "corpus", "torchrun_sleep")
     exits = {0: 1, 1: 1, 2: 1, 3: 143}
-    flight = job_stacks.flight_records(root, ["node1", "node2"], exits, {3: 1795853416.2685773})
+    flight = job_flight.flight_records(root, ["node1", "node2"], exits, {3: 1795853416.2685773})
     assert sorted(item["rank"] for host in flight for item in flight[host]["processes"]) == [0, 1, 2, 3]
-    analysis = job_stacks.analyse(job_stacks.with_flight_records({}, flight), EXPECTED, exits)
+    analysis = job_stacks.analyse(job_flight.with_flight_records({}, flight), EXPECTED, exits)
     assert analysis["recorded"] == 4 and analysis["gone"] == []
     [cause] = analysis["likely_cause"]
     assert (cause["rank"], cause["host"]) == (3, "node2")
     assert cause["where"].startswith("`stalled_step` at corpus_fault.py:")
     assert "its last flight record, 1.8 s before it ended" in cause["where"]
     # A rank that returned 0 has no flight record to read.
-    assert [item["rank"] for item in job_stacks.flight_records(root, ["node2"], {2: 1, 3: 0})["node2"]["processes"]] == [2]
+    assert [item["rank"] for item in job_flight.flight_records(root, ["node2"], {2: 1, 3: 0})["node2"]["processes"]] == [2]
 
 
 def test_a_rank_that_ended_while_py_spy_read_it_keeps_its_flight_record():
@@ -281,18 +282,18 @@ def test_a_rank_that_ended_while_py_spy_read_it_keeps_its_flight_record():
     # as they ended and failed with the error below (its own words); their flight records count.
     root = os.path.join(os.path.dirname(__file__), "..", "data", "corpus", "msrun_sleep")
     exits = {0: 1, 1: 1, 2: 1, 3: 143}
-    flight = job_stacks.flight_records(root, ["node1", "node2"], exits)
+    flight = job_flight.flight_records(root, ["node1", "node2"], exits)
     error = ("Error: Failed to get process executable name. Check that the process is running. Caused by: "
              "0: No such file or directory (os error 2) 1: No such file or directory (os error 2)")
     dumps = {"node1": {"job_dir": JOB_DIR, "error": None,
                        "processes": [process(90 + rank, "rank", rank, [], native=False, error=error) for rank in (0, 1)]}}
-    merged = job_stacks.with_flight_records(dumps, flight)
+    merged = job_flight.with_flight_records(dumps, flight)
     assert [(item["rank"], item.get("source")) for item in merged["node1"]["processes"]] == [
         (0, "flight recorder"), (1, "flight recorder")]
     analysis = job_stacks.analyse(merged, EXPECTED, exits)
     assert [item["rank"] for item in analysis["likely_cause"]] == [3]
     # Without the flight records of ranks 0 and 1 the two stacks left would tie and name nobody.
-    tied = job_stacks.analyse(job_stacks.with_flight_records(dumps, {host: found for host, found in flight.items()
+    tied = job_stacks.analyse(job_flight.with_flight_records(dumps, {host: found for host, found in flight.items()
                                                                      if host == "node2"}), EXPECTED, exits)
     assert tied["likely_cause"] == []
 
@@ -302,12 +303,12 @@ def test_a_rank_caught_ending_without_python_frames_keeps_its_flight_record():
     # while torchrun's SIGTERM ended it, and dumped one native frame of libc, no Python frame.
     root = os.path.join(os.path.dirname(__file__), "..", "data", "corpus", "torchrun_sleep")
     exits = {0: 1, 1: 1, 2: 1, 3: 143}
-    flight = job_stacks.flight_records(root, ["node1", "node2"], exits)
+    flight = job_flight.flight_records(root, ["node1", "node2"], exits)
     ending = [{"thread_name": "MainThread", "os_thread_id": 1428, "frames": [
         {"name": "0x7f818e66324a", "filename": "", "short_filename": "", "module": "libc.so.6", "line": 0}]}]
     dumps = {"node2": {"job_dir": JOB_DIR, "error": None,
                        "processes": [process(1428, "rank", 3, ending, native=True)]}}
-    analysis = job_stacks.analyse(job_stacks.with_flight_records(dumps, flight), EXPECTED, exits)
+    analysis = job_stacks.analyse(job_flight.with_flight_records(dumps, flight), EXPECTED, exits)
     [cause] = analysis["likely_cause"]
     assert (cause["rank"], cause["host"]) == (3, "node2")
     assert cause["where"].startswith("`stalled_step` at corpus_fault.py:")

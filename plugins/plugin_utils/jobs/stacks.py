@@ -6,9 +6,9 @@ line) form a group, described by its innermost Python function and the innermost
 job's own code ("`all_reduce` at train.py:88"). The likely cause of a hang: when some ranks wait
 in a collective (a frame named like all_reduce, barrier, ... or a collective library's wait),
 the ranks that do not and the ranks whose process is gone; otherwise the ranks outside the one
-largest group. A rank whose process is gone is described by its flight record (the rank
-wrapper's last sample of its stack, ``<host>/flight/rank_<N>.json`` in the gathered logs), so the
-rank that held the others up is named even after a launcher or a collective's timeout ended it.
+largest group. A rank whose process is gone is described by its flight record (jobs/flight.py),
+so the rank that held the others up is named even after a launcher or a collective's timeout
+ended it.
 Plain Python, stdlib only.
 """
 import json
@@ -98,80 +98,6 @@ def shown_frames(frames, limit=MAX_FRAMES):
             break
         shown.append(frame_text(frame, NAME_WIDTH))
     return shown[:limit] + ([f"... {len(shown) - limit} more frames"] if len(shown) > limit else [])
-
-
-FLIGHT_FOLDER = "flight"
-
-
-def _flight_record(path):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or not isinstance(record.get("rank"), int) \
-            or not isinstance(record.get("frames"), list):
-        return None
-    return record
-
-
-def flight_records(root, hosts, exits, ended=None):
-    """{host: {"processes": [...]}}: the flight records under ``<root>/<host>/flight/`` of the
-    ranks that did not return 0 (``exits``: {rank: exit status} of the ranks' own records), as
-    processes in job_stacks' form with ``source`` "flight recorder" and, where ``ended`` ({rank:
-    epoch seconds}) says when the rank ended, ``age``: how long before its end it was written."""
-    ended = ended or {}
-    found = {}
-    for host in hosts:
-        folder = os.path.join(root, host, FLIGHT_FOLDER)
-        if os.path.islink(os.path.join(root, host)) or os.path.islink(folder) or not os.path.isdir(folder):
-            continue
-        for name in sorted(os.listdir(folder)):
-            path = os.path.join(folder, name)
-            if not re.fullmatch(r"rank_\d+\.json", name) or os.path.islink(path):
-                continue
-            record = _flight_record(path)
-            if record is None or exits.get(record["rank"]) == 0:
-                continue
-            found.setdefault(host, {"processes": []})["processes"].append({
-                "pid": record.get("pid"), "role": "rank", "rank": record["rank"], "python": True,
-                "source": "flight recorder", "time": record.get("time"), "job_dir": record.get("code_dir"),
-                "age": _age(ended.get(record["rank"]), record.get("time")),
-                "threads": [{"thread_name": "MainThread", "frames": record["frames"]}]})
-    return found
-
-
-def _age(end, written):
-    if isinstance(end, (int, float)) and isinstance(written, (int, float)) and end >= written:
-        return round(end - written, 1)
-    return None
-
-
-def with_flight_records(nodes, flight):
-    """``nodes`` (py-spy's dumps) with the flight records of the ranks py-spy did not dump in their
-    script: those it did not find, those whose dump failed and those it caught ending, without a
-    frame of the job's own code (a rank that ended while py-spy read it: a launcher's SIGTERM,
-    a collective that gave up); their last record says where they were."""
-    def dumped_in_script(item, job_dir):
-        thread = main_thread(item.get("threads"), item.get("pid"))
-        return item.get("role") == "rank" and thread is not None and any(
-            is_user_frame(frame, item.get("job_dir") or job_dir) for frame in frames_of(thread))
-
-    dumped = {item.get("rank") for result in (nodes or {}).values() for item in (result or {}).get("processes") or []
-              if dumped_in_script(item, (result or {}).get("job_dir"))}
-    recorded = {item["rank"] for result in flight.values() for item in result["processes"] if item["rank"] not in dumped}
-    merged = {}
-    for host, result in (nodes or {}).items():
-        entry = dict(result or {})
-        entry["processes"] = [item for item in entry.get("processes") or []
-                              if not (item.get("role") == "rank" and item.get("rank") in recorded)]
-        merged[host] = entry
-    for host, result in sorted(flight.items()):
-        extra = [item for item in result["processes"] if item["rank"] in recorded]
-        if extra:
-            entry = merged.setdefault(host, {"processes": []})
-            entry["processes"] = list(entry.get("processes") or []) + extra
-    return merged
 
 
 def collect(nodes):
