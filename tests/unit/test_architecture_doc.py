@@ -58,3 +58,17 @@ def test_a_missing_name_is_caught():
     assert exists("plugins/plugin_utils/no_such_file.py") is False
     assert exists("cluster_suite.hpc.no_such_module") is False
     assert exists("job_preflight") is True and exists("npu_plan/rules.py") is True
+
+
+def test_no_file_of_the_product_is_over_400_lines():
+    """docs/architecture.md: a file the next engineer reads whole; tests and bench may be longer."""
+    long = []
+    for folder in ("plugins", "roles", "playbooks"):
+        for base, _dirs, files in os.walk(os.path.join(ROOT, folder)):
+            for name in files:
+                if name.endswith((".py", ".yml", ".j2", ".sh")):
+                    with open(os.path.join(base, name), encoding="utf-8") as handle:
+                        count = sum(1 for _line in handle)
+                    if count > 400:
+                        long.append("%s: %d lines" % (os.path.relpath(os.path.join(base, name), ROOT), count))
+    assert long == []
