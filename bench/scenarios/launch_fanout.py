@@ -29,7 +29,7 @@ SITE = "site.yml"
 JOBS = {"torchrun": "bench/jobs/fanout_torchrun.yml", "mpirun": "bench/jobs/fanout_mpirun.yml"}
 MAIN = "torchrun"
 # The tasks of roles/job/tasks/start.yml that start a launcher (the master's, the others').
-START_TASKS = ("Start the master's launcher", "The master's port answers from every node; start the other nodes' launchers")
+START_TASKS = ("Start the master's launcher and, once its port answers from them, the other nodes'",)
 LOGS_ROOT = os.path.join(harness.ROOT, "logs")
 AIM_LIMIT = 1.5
 

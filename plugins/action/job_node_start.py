@@ -1,5 +1,5 @@
 """Action job_node_start: on one node, wait until the master's port answers from it (module
-tcp_port_check), then start the node's launcher (its start.sh) unless it is the master, in one
+tcp_port_check) when asked, then start the node's launcher (its start.sh) when given, in one
 task. Options and results are documented in plugins/modules/job_node_start.py."""
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction
 

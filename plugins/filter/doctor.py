@@ -7,7 +7,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.doctor import report as report_logic
 
 NODE_VARS = ("_doctor_expect", "_doctor_ping", "_doctor_listener", "_doctor_error") + tuple(
-    report_logic.REGISTERED.values())
+    dict.fromkeys(name for name, _part in report_logic.REGISTERED.values()))
 
 
 def doctor_report(hosts, hostvars, settings):

@@ -3,7 +3,7 @@
 DOCUMENTATION = r"""
 ---
 module: job_node_start
-short_description: Wait for the master's port from one node, then start the node's launcher, in one task
+short_description: Start one node's launcher, after the master's port answers from it when asked, in one task
 description:
   - On the node, runs module M(cluster_suite.hpc.tcp_port_check) with O(port_check) (failing when
     the port does not answer within its retries), then the command O(start).
@@ -13,10 +13,13 @@ author:
   - Cluster suite contributors
 options:
   port_check:
-    description: The options of M(cluster_suite.hpc.tcp_port_check); left out, no port is checked.
+    description: >-
+      The options of M(cluster_suite.hpc.tcp_port_check); left out (the master), no port is checked.
     type: dict
   start:
-    description: The command (argv) that starts the node's launcher; left out (the master), nothing is started.
+    description: >-
+      The command (argv) that starts the node's launcher; left out (the nodes other than the master
+      of an mpirun job), nothing is started.
     type: list
     elements: str
 extends_documentation_fragment:

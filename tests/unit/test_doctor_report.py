@@ -477,11 +477,14 @@ def test_node_from_vars():
     assert unreachable["reached"] is False
     assert unreachable["unreachable"] == "ssh: connect to host 10.0.0.2 port 22: Connection refused"
     node = dr.node_from_vars({"_doctor_ping": {"started": 1}, "npu_network_netdetect_result": {"skipped": True},
-                              "_doctor_system": {"hostname": "n"}, "_doctor_error": None})
+                              "_doctor_node_system": {"system": {"hostname": "n"}}, "_doctor_error": None})
     assert node["reached"] and node["netdetect"] is None and node["system"] == {"hostname": "n"}
     assert node["port_bind"] is None
-    master = dr.node_from_vars({"_doctor_ping": {"started": 1}, "_doctor_system": {"port_bind": {"free": True}}})
+    master = dr.node_from_vars({"_doctor_ping": {"started": 1},
+                               "_doctor_node_system": {"system": {"port_bind": {"free": True}}}})
     assert master["port_bind"] == {"free": True}
+    peers_failed = dr.node_from_vars({"_doctor_ping": {"started": 1}, "_doctor_node_peers": {"failed": True, "msg": "x"}})
+    assert peers_failed["mesh"] is None and peers_failed["port_connect"] is None and peers_failed["user"] is None
     failed = dr.node_from_vars({"_doctor_ping": {"failed": True, "msg": "sudo: unknown user"}, "_doctor_error": "x"})
     assert failed["reached"] and failed["error"] == "x"
     assert dr.node_from_vars({})["reached"] is False

@@ -35,10 +35,12 @@ REPORT_VERSION = 1
 
 # --- from Ansible's registered results -----------------------------------------------------------
 
-# Role doctor's registered results (npu_network's netdetect_collect registers the link tests).
-REGISTERED = {"system": "_doctor_system", "user": "_doctor_user_probe", "mesh": "_doctor_mesh",
-              "port_connect": "_doctor_port_connect", "netdetect": "npu_network_netdetect_result",
-              "clock": "_doctor_clock"}
+# Role doctor's registered results: each part of the report, the variable and the part of it
+# (actions doctor_node_system and doctor_node_peers return several modules' results; npu_network's
+# netdetect_collect registers the link tests).
+REGISTERED = {"system": ("_doctor_node_system", "system"), "clock": ("_doctor_node_system", "clock"),
+              "mesh": ("_doctor_node_peers", "mesh"), "port_connect": ("_doctor_node_peers", "port_connect"),
+              "user": ("_doctor_node_peers", "user"), "netdetect": ("npu_network_netdetect_result", None)}
 # The clock limits when the settings leave them out (role doctor's defaults).
 CLOCK_WARN_MS = 500
 CLOCK_FAIL_MS = 5000
@@ -74,8 +76,9 @@ def node_from_vars(host_vars):
         node.update(reached=False, unreachable=unreachable_reason(ping.get("msg")))
         return node
     node["reached"] = True
-    for key, name in REGISTERED.items():
-        node[key] = _registered(host_vars.get(name))
+    for key, (name, part) in REGISTERED.items():
+        value = _registered(host_vars.get(name))
+        node[key] = value.get(part) if value is not None and part else value
     node["port_bind"] = (node["system"] or {}).get("port_bind")  # the master port, on the master
     node["listener"] = host_vars.get("_doctor_listener")
     node["error"] = host_vars.get("_doctor_error")
