@@ -8,7 +8,7 @@ from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.jobs import fail
 
 def job_hang_report(activity, timeout, started, now, ranks=()):
     """``activity``: {host: the activity of a job_processes result}."""
-    plain = {host: {"now": item.get("now"), "files": dict(item.get("files") or {})}
+    plain = {host: {"now": item.get("now"), "files": dict(item.get("files") or {}), "at": item.get("at")}
              for host, item in (activity or {}).items() if item}
     return job_failures.hang_report(plain, timeout, float(started), float(now), [int(rank) for rank in ranks])
 

@@ -197,16 +197,19 @@ def is_reaper(item):
     return "cs_rank.py --reap " in item.get("cmd", "")
 
 
-def wait(job_dir, timeout, failed_ranks, proc="/proc", sleep=time.sleep, interval=1.0):
-    """Wait up to ``timeout`` seconds until the job has no process here or a rank failed here.
+def wait(job_dir, timeout, failed_ranks, proc="/proc", sleep=time.sleep, interval=1.0, pending=lambda: False):
+    """Wait up to ``timeout`` seconds until the job has no process here (and ``pending()`` is
+    false) or a rank failed here.
 
-    ``failed_ranks`` is a callable returning the ranks whose status says they failed.
+    ``failed_ranks`` is a callable returning the ranks whose status says they failed; ``pending``
+    one telling whether a rank expected here has not recorded its exit yet (mpirun starts the
+    ranks of the other nodes later: no process there may mean none started yet).
     Returns (processes still alive, failed ranks).
     """
     deadline = time.monotonic() + timeout
     while True:
         alive = job_processes(job_dir, proc)
         failed = failed_ranks()
-        if not alive or failed or time.monotonic() >= deadline:
+        if (not alive and not pending()) or failed or time.monotonic() >= deadline:
             return alive, failed
         sleep(interval)

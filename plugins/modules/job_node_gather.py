@@ -7,9 +7,9 @@ short_description: A job's logs from one node to the controller in one task
 description:
   - Measures the node's clock against the controller's (action M(cluster_suite.hpc.node_clock)),
     packs the job's logs on the node (module M(cluster_suite.hpc.job_workspace), O(workspace) with
-    C(state=packed)), fetches the archive O(archive) into the controller's folder O(local_dir) and
-    unpacks it under O(log_root)/<host>/ (action M(cluster_suite.hpc.job_summary), regular files and
-    directories only, never through or into a link), removing the archive.
+    C(state=packed)), fetches the archive O(archive) into a private folder it makes on the
+    controller (mode 0700) and unpacks it under O(log_root)/<host>/ (action M(cluster_suite.hpc.job_summary),
+    regular files and directories only, never through or into a link), then removes that folder.
   - One task instead of five per node, as ansible-playbook's own process handles every task result on
     one core, which at a thousand nodes sets how long a launch takes.
 author:
@@ -23,9 +23,6 @@ options:
     description: The archive's absolute path on the node.
     type: path
     required: true
-  local_dir:
-    description: A private folder on the controller for the archive; required outside check mode.
-    type: path
   log_root:
     description: The job's log folder on the controller (C(logs/<job>)).
     type: path
@@ -54,7 +51,6 @@ EXAMPLES = r"""
     workspace: {home: /home/trainer, job_dir: /home/trainer/jobs/demo, name: demo, log_dir: logs,
                 archive: run/logs.tar.gz}
     archive: /home/trainer/jobs/demo/run/logs.tar.gz
-    local_dir: /tmp/cluster-suite-logs.x1y2
     log_root: /srv/project/logs/demo
     job: demo
   register: gathered

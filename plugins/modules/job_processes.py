@@ -43,6 +43,14 @@ options:
     description: Seconds between SIGTERM and SIGKILL with O(state=stopped).
     type: float
     default: 10
+  ranks:
+    description:
+      - With O(state=wait), also wait (up to O(timeout)) until each of these ranks of the node
+        recorded its exit in its status file, since no process of the job on a node may mean none
+        started yet (mpirun starts the other nodes' ranks after the master's launch).
+    type: list
+    elements: int
+    default: []
   activity:
     description:
       - Also return when each rank last wrote to its log under O(log_dir) (RV(activity)), for hang
@@ -190,6 +198,7 @@ def main():
             timeout=dict(type="float", default=20),
             grace=dict(type="float", default=10),
             activity=dict(type="bool", default=False),
+            ranks=dict(type="list", elements="int", default=[]),
         ),
         supports_check_mode=True,
     )
@@ -209,7 +218,9 @@ def main():
                       zombies=zombies_of([item["pid"] for item in first]))
         alive = left
     elif params["state"] == "wait":
-        alive, _failed = wait(job_dir, params["timeout"], lambda: rank_statuses(log_dir)[0])
+        expected = set(params["ranks"])
+        alive, _failed = wait(job_dir, params["timeout"], lambda: rank_statuses(log_dir)[0],
+                              pending=lambda: bool(expected.difference(*rank_statuses(log_dir))))
         result.update(processes=alive)
     else:
         alive = job_processes(job_dir)

@@ -227,6 +227,17 @@ def test_hang_report_names_last_and_longest_silent():
     assert job_failures.hang_lines({"hung": False}) == []
 
 
+def test_hang_report_ages_a_reading_from_an_earlier_round():
+    # node1's part ended in the first round (read at controller time 1010); node2 is read now.
+    activity = {"node1": {"now": 1010.0, "files": {"0": 1005.0}, "at": 1010.0},
+                "node2": {"now": 1100.0, "files": {"1": 1090.0}, "at": 1100.0}}
+    report = job_failures.hang_report(activity, 30, 1000.0, 1100.0, [0, 1])
+    assert report["ranks"] == {0: 95.0, 1: 10.0}  # rank 0 silent since 1005, not frozen at 5 s
+    assert not report["hung"] and report["silent_longest"] == [0]
+    node2_silent = dict(activity, node2={"now": 1100.0, "files": {"1": 1060.0}, "at": 1100.0})
+    assert job_failures.hang_report(node2_silent, 30, 1000.0, 1100.0, [0, 1])["hung"]
+
+
 def test_a_hung_job_is_not_blamed_on_the_ranks_stopped_after(tmp_path):
     status(tmp_path, "node1", 0, 143, 1000.0)
     status(tmp_path, "node2", 1, 143, 1001.0)

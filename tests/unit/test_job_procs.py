@@ -75,6 +75,25 @@ def test_wait_returns_on_failure_or_when_done(tmp_path):
         proc.wait()
 
 
+def test_wait_for_ranks_not_started_yet_holds_until_they_exit_or_the_timeout(tmp_path):
+    job = str(tmp_path / "job")
+    exited = []  # the ranks with a status file: none yet, as on a node mpirun has not reached
+    clock = time.monotonic()
+    alive, _ = job_procs.wait(job, 0.5, lambda: [], interval=0.05, pending=lambda: not exited)
+    assert alive == [] and time.monotonic() - clock >= 0.5  # no process, yet it waited
+    proc = spawn(job, seconds=0.3)
+    try:
+        def later(seconds):
+            if proc.poll() is not None:
+                exited.append(0)
+            time.sleep(seconds)
+        clock = time.monotonic()
+        alive, _ = job_procs.wait(job, 10, lambda: [], interval=0.05, sleep=later, pending=lambda: not exited)
+        assert alive == [] and exited and time.monotonic() - clock < 5
+    finally:
+        proc.wait()
+
+
 def test_running_jobs_names_every_tagged_job_and_nothing_else(tmp_path):
     first, second = str(tmp_path / "jobs" / "a"), str(tmp_path / "jobs" / "b")
     a, b, untagged = spawn(first), spawn(second + "/"), spawn(None)

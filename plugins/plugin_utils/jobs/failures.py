@@ -164,10 +164,12 @@ def on_controller_clock(when, host, clocks):
 def hang_report(activity, timeout, started, now, ranks=()):
     """Whether a job hangs: every rank silent for ``timeout`` seconds.
 
-    ``activity``: {host: {"now": node clock, "files": {rank: mtime}}} (each rank's newest log
-    write on the node holding its log, on that node's clock); ``started`` and ``now``:
-    controller epoch seconds; ``ranks``: every rank of the job (one without a log yet counts as
-    silent since the start).
+    ``activity``: {host: {"now": node clock, "files": {rank: mtime}, "at": controller clock}}
+    (each rank's newest log write on the node holding its log, on that node's clock, read when
+    the node's clock said ``now`` and the controller's ``at``: an earlier round's reading of a
+    node whose part has ended ages by ``now - at``); ``started`` and ``now``: controller epoch
+    seconds; ``ranks``: every rank of the job (one without a log yet counts as silent since the
+    start).
     Returns {"hung", "silent_for", "last_logged": [ranks], "silent_longest": [ranks],
     "ranks": {rank: seconds silent}}.
     """
@@ -175,9 +177,11 @@ def hang_report(activity, timeout, started, now, ranks=()):
     silence = {int(rank): since_start for rank in ranks}
     for _host, item in sorted((activity or {}).items()):
         node_now = item.get("now")
+        since_read = max(now - item["at"], 0.0) if item.get("at") is not None else 0.0
         for rank, mtime in (item.get("files") or {}).items():
             rank = int(rank)
-            age = min(max(node_now - mtime, 0.0), since_start) if node_now is not None else since_start
+            age = (min(max(node_now - mtime, 0.0) + since_read, since_start) if node_now is not None
+                   else since_start)
             silence[rank] = min(silence.get(rank, since_start), age)
     if not silence:
         return {"hung": False, "silent_for": since_start, "last_logged": [], "silent_longest": [],
