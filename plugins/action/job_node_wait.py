@@ -16,7 +16,9 @@ class ActionModule(NodeAction):
     )
 
     def act(self, args):
-        waited = self.module("cluster_suite.hpc.job_processes", dict(args["wait"], state="wait", ranks=args["ranks"]))
+        # In check mode nothing was started: no rank will record an exit.
+        ranks = [] if self._task.check_mode else args["ranks"]
+        waited = self.module("cluster_suite.hpc.job_processes", dict(args["wait"], state="wait", ranks=ranks))
         if "activity" in waited:
             # The controller's clock at the reading: a later round's hang verdict ages the reading
             # of a node that has ended (and is no longer waited for) by the time since.
@@ -24,7 +26,7 @@ class ActionModule(NodeAction):
         # A node whose every rank recorded its exit and with no process of the job left has written
         # all it will: its logs are final. (No process alone may mean none started yet.)
         exited = set(waited["finished_ranks"]) | set(waited["failed_ranks"])
-        if args["gather"] and waited["count"] == 0 and set(args["ranks"]) <= exited:
+        if args["gather"] and waited["count"] == 0 and set(ranks) <= exited:
             try:
                 waited["gathered"] = self.action("cluster_suite.hpc.job_node_gather", args["gather"])
                 waited["changed"] = waited["gathered"]["changed"]

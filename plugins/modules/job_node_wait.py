@@ -38,7 +38,7 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Waits as M(cluster_suite.hpc.job_processes) does; the gather fetches nothing in check mode.
+    details: Waits as M(cluster_suite.hpc.job_processes) does, not for O(ranks) (nothing was started); the gather fetches nothing.
   diff_mode:
     support: none
 seealso:
