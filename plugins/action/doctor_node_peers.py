@@ -2,9 +2,7 @@
 ssh_mesh_check, module tcp_port_check), then the training user's probe collected (async_status
 until it finished, then its job file removed). Options and results are documented in
 plugins/modules/doctor_node_peers.py."""
-import time
-
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction, StepFailed
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction
 
 
 class ActionModule(NodeAction):
@@ -18,16 +16,5 @@ class ActionModule(NodeAction):
     def act(self, args):
         mesh = self.module("cluster_suite.hpc.ssh_mesh_check", args["mesh"])
         port = self.module("cluster_suite.hpc.tcp_port_check", args["port_check"])
-        return dict(changed=False, mesh=mesh, port_connect=port, user=self.collected(args["probe_job"], args["probe_wait"]))
-
-    def collected(self, job, wait):
-        """The result of async job ``job`` once it finished (polled once a second for up to
-        ``wait`` seconds), its job file removed."""
-        for _ in range(max(wait, 1)):
-            status = self.action("ansible.builtin.async_status", dict(jid=job))
-            if status.get("finished"):
-                self.action("ansible.builtin.async_status", dict(jid=job, mode="cleanup"))
-                return status
-            time.sleep(1)
-        raise StepFailed(dict(msg="doctor_node_peers: the training user's probe (async job %s) did not finish within "
-                                  "%d s" % (job, wait)))
+        user = self.collected(args["probe_job"], args["probe_wait"], "doctor_node_peers: the training user's probe")
+        return dict(changed=False, mesh=mesh, port_connect=port, user=user)

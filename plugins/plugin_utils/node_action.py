@@ -9,6 +9,8 @@ fails and returns one result.
 A subclass sets ARGUMENT_SPEC (the options its module stub in plugins/modules documents) and
 implements act(args) -> result dict, calling self.module(name, args) for each module.
 """
+import time
+
 from ansible.plugins.action import ActionBase
 
 
@@ -43,6 +45,19 @@ class NodeAction(ActionBase):
     def module(self, name, args):
         """The result of module ``name`` run with ``args`` on the node; StepFailed when it failed."""
         return _checked(name, self._execute_module(module_name=name, module_args=args, task_vars=self._step_vars))
+
+    def collected(self, job, wait, what):
+        """The result of async job ``job`` once it finished (async_status once a second for up to
+        ``wait`` seconds), its job file removed; StepFailed naming ``what`` when it did not finish.
+        Ansible's own polling (a task's until/retries) sends every try to ansible-playbook's process
+        as a result of its own."""
+        for _ in range(max(int(wait), 1)):
+            status = self.action("ansible.builtin.async_status", dict(jid=job))
+            if status.get("finished"):
+                self.action("ansible.builtin.async_status", dict(jid=job, mode="cleanup"))
+                return status
+            time.sleep(1)
+        raise StepFailed(dict(msg="%s (async job %s) did not finish within %d s" % (what, job, int(wait))))
 
     def action(self, name, args):
         """The result of action ``name`` (for example ansible.builtin.copy) run with ``args``."""
