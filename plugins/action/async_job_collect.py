@@ -1,7 +1,7 @@
 """Action async_job_collect: the result of an async job Ansible started on this node, polled on
 the node until it finished and its job file removed, in one task. Options and results are
 documented in plugins/modules/async_job_collect.py."""
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction, StepFailed
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction
 
 
 class ActionModule(NodeAction):
@@ -12,7 +12,5 @@ class ActionModule(NodeAction):
     )
 
     def act(self, args):
-        status = self.collected(args["jid"], args["wait"], args["what"])
-        if status.get("failed"):
-            raise StepFailed(dict(status, msg=status.get("msg") or "%s failed" % args["what"]))
-        return status
+        # A job that finished failed fails here too: NodeAction.action raises on a failed result.
+        return self.collected(args["jid"], args["wait"], args["what"])

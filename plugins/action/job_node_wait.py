@@ -1,8 +1,7 @@
 """Action job_node_wait: wait for the job on one node (module job_processes, state wait) and,
 when asked, once every rank of the node recorded its exit and nothing of the job is left there,
-gather its logs at once (action
-job_node_gather), in one task. Options and results are documented in
-plugins/modules/job_node_wait.py."""
+gather its logs at once (action job_node_gather), in one task. Options and results are
+documented in plugins/modules/job_node_wait.py."""
 import time
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction, StepFailed
