@@ -6,8 +6,10 @@ For each playbook, from the runs of bench/scenarios/scale.py:
 - rounds R(N): the pair rounds the peer plan gives (plugins/plugin_utils/acceptance/peer_sample.py with the
   role cluster's defaults): acceptance's rounds, and for the doctor the peers each node logs in to
   one after another; 0 for the others;
-- module runs M(N) = N x (m0 + m1 x R(N)): per node a fixed part and a part per round (least squares
-  of the runs per node against R);
+- module runs M(N) = m + N x (m0 + m1 x R(N)): the once-per-run tasks (validation, the plan, the
+  report), per node a fixed part and a part per round (least squares against N, N x R and 1, as
+  many of them as the sizes measured can tell apart: without the once-per-run part a mean per node
+  carries the small sizes' once-per-run tasks on to every node of a large fleet);
 - the controller's CPU C(N) = c0 + c1 x M(N): a fixed part (start, parsing, the plays) and a part per
   module run (a fork, its ssh client, the result); the same for ansible-playbook's own process
   P(N) = p0 + p1 x M(N), the strategy and the results, which runs on one core;
@@ -79,6 +81,40 @@ def least_squares(xs, ys):
     return mean_y - slope * mean_x, slope
 
 
+def solve_least_squares(columns, ys):
+    """The coefficients of the least-squares fit of ys on the columns (lists of the same length as
+    ys), by the normal equations; None when the columns cannot be told apart (a singular system)."""
+    size = len(columns)
+    matrix = [[sum(a * b for a, b in zip(columns[i], columns[j])) for j in range(size)]
+              + [sum(a * y for a, y in zip(columns[i], ys))] for i in range(size)]
+    scale = max((abs(value) for row in matrix for value in row[:size]), default=0.0)
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda row: abs(matrix[row][col]))
+        if abs(matrix[pivot][col]) <= 1e-9 * scale:
+            return None
+        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
+        for row in range(size):
+            if row != col:
+                factor = matrix[row][col] / matrix[col][col]
+                matrix[row] = [value - factor * lead for value, lead in zip(matrix[row], matrix[col])]
+    return [matrix[i][size] / matrix[i][i] for i in range(size)]
+
+
+def module_runs_fit(sizes, pair_rounds, modules):
+    """(m0, m1, m) of M = m + N x (m0 + m1 x R): per node, per node and round, once per run. The
+    terms are taken in that order, as many as there are sizes measured (fewer when they cannot be
+    told apart); a term left out is 0, the per-round one always for a playbook without rounds."""
+    candidates = [("per_node", list(sizes)), ("per_round", [n * r for n, r in zip(sizes, pair_rounds)]),
+                  ("per_run", [1.0] * len(sizes))]
+    candidates = [(name, column) for name, column in candidates if any(column)]
+    for count in range(min(len(candidates), len(set(sizes))), 0, -1):
+        solved = solve_least_squares([column for _, column in candidates[:count]], modules)
+        if solved is not None:
+            chosen = dict(zip([name for name, _ in candidates[:count]], solved))
+            return chosen.get("per_node", 0.0), chosen.get("per_round", 0.0), chosen.get("per_run", 0.0)
+    return 0.0, 0.0, 0.0
+
+
 def fit(runs):
     """The model of one playbook from its runs (dicts with nodes, module_runs, controller_cpu_seconds,
     controller_main_cpu_seconds, nodes_cpu_seconds and, for the pair plays, round seconds)."""
@@ -87,13 +123,13 @@ def fit(runs):
     play = runs[0]["play"]
     sizes = [run["nodes"] for run in runs]
     pair_rounds = [rounds(play, size) for size in sizes]
-    m0, m1 = least_squares(pair_rounds, [run["module_runs"] / run["nodes"] for run in runs])
     modules = [run["module_runs"] for run in runs]
+    m0, m1, per_run = module_runs_fit(sizes, pair_rounds, modules)
     c0, c1 = least_squares(modules, [run["controller_cpu_seconds"] for run in runs])
     p0, p1 = least_squares(modules, [run["controller_main_cpu_seconds"] for run in runs])
     n0, n1 = least_squares(pair_rounds, [run["nodes_cpu_seconds"] / run["nodes"] for run in runs])
     smallest = min(runs, key=lambda run: run["nodes"])
-    return {"play": play, "fitted_on": sorted(sizes), "module_runs_per_node": [m0, m1],
+    return {"play": play, "fitted_on": sorted(sizes), "module_runs_per_node": [m0, m1], "module_runs_per_run": per_run,
             "controller_cpu": [c0, c1], "controller_main_cpu": [p0, p1], "nodes_cpu_per_node": [n0, n1],
             "round_latency_seconds": round_latency(smallest)}
 
@@ -111,7 +147,7 @@ def predict(model, nodes, cores=CONTROLLER_CORES):
     """The figures of a playbook on `nodes` nodes, and its wall time on real servers (upper bound)."""
     pair_rounds = rounds(model["play"], nodes)
     m0, m1 = model["module_runs_per_node"]
-    modules = nodes * (m0 + m1 * pair_rounds)
+    modules = model["module_runs_per_run"] + nodes * (m0 + m1 * pair_rounds)
     controller = model["controller_cpu"][0] + model["controller_cpu"][1] * modules
     main = min(controller, model["controller_main_cpu"][0] + model["controller_main_cpu"][1] * modules)
     node = model["nodes_cpu_per_node"][0] + model["nodes_cpu_per_node"][1] * pair_rounds
@@ -207,16 +243,17 @@ def aims(analysis, records):
 
 def notes(analysis):
     """The model's assumptions and the check at the largest size, in words."""
-    lines = ["Model per playbook (bench/cost_model.py): module runs M = N x (m0 + m1 x R), controller CPU = "
+    lines = ["Model per playbook (bench/cost_model.py): module runs M = m + N x (m0 + m1 x R), controller CPU = "
              "c0 + c1 x M, of it ansible-playbook's own process p0 + p1 x M (one core), nodes' CPU per node n0 + "
              "n1 x R, R the peer plan's rounds, L the seconds per round at the smallest size. Real servers: wall "
              "<= P + (C - P) / %d cores + n + R x L (parts that overlap in a real run, summed: an upper bound)." %
              CONTROLLER_CORES]
     for play, entry in analysis["plays"].items():
         model = entry["model"]
-        lines.append("%s: m0 %.1f, m1 %.2f module runs per node; c0 %.1f s, c1 %.4f s per module run; p0 %.1f s, "
+        lines.append("%s: m %.1f module runs per run, m0 %.1f, m1 %.2f per node; c0 %.1f s, c1 %.4f s per module run; p0 %.1f s, "
                      "p1 %.4f s; n0 %.2f s, n1 %.3f s per node; L %.1f s. Predicted: %s." % (
-                         play, model["module_runs_per_node"][0], model["module_runs_per_node"][1],
+                         play, model["module_runs_per_run"], model["module_runs_per_node"][0],
+                         model["module_runs_per_node"][1],
                          model["controller_cpu"][0], model["controller_cpu"][1], model["controller_main_cpu"][0],
                          model["controller_main_cpu"][1], model["nodes_cpu_per_node"][0],
                          model["nodes_cpu_per_node"][1], model["round_latency_seconds"],
