@@ -129,8 +129,8 @@ def fit(runs):
     p0, p1 = least_squares(modules, [run["controller_main_cpu_seconds"] for run in runs])
     n0, n1 = least_squares(pair_rounds, [run["nodes_cpu_seconds"] / run["nodes"] for run in runs])
     smallest = min(runs, key=lambda run: run["nodes"])
-    return {"play": play, "fitted_on": sorted(sizes), "module_runs_per_node": [m0, m1], "module_runs_per_run": per_run,
-            "controller_cpu": [c0, c1], "controller_main_cpu": [p0, p1], "nodes_cpu_per_node": [n0, n1],
+    return {"play": play, "fitted_on": sorted(sizes), "module_runs_per_node": [m0, m1],
+            "module_runs_per_run": per_run, "controller_cpu": [c0, c1], "controller_main_cpu": [p0, p1], "nodes_cpu_per_node": [n0, n1],
             "round_latency_seconds": round_latency(smallest)}
 
 
@@ -250,8 +250,8 @@ def notes(analysis):
              CONTROLLER_CORES]
     for play, entry in analysis["plays"].items():
         model = entry["model"]
-        lines.append("%s: m %.1f module runs per run, m0 %.1f, m1 %.2f per node; c0 %.1f s, c1 %.4f s per module run; p0 %.1f s, "
-                     "p1 %.4f s; n0 %.2f s, n1 %.3f s per node; L %.1f s. Predicted: %s." % (
+        lines.append("%s: m %.1f module runs per run, m0 %.1f, m1 %.2f per node; c0 %.1f s, c1 %.4f s per "
+                     "module run; p0 %.1f s, p1 %.4f s; n0 %.2f s, n1 %.3f s per node; L %.1f s. Predicted: %s." % (
                          play, model["module_runs_per_run"], model["module_runs_per_node"][0],
                          model["module_runs_per_node"][1],
                          model["controller_cpu"][0], model["controller_cpu"][1], model["controller_main_cpu"][0],
