@@ -130,8 +130,8 @@ def fit(runs):
     n0, n1 = least_squares(pair_rounds, [run["nodes_cpu_seconds"] / run["nodes"] for run in runs])
     smallest = min(runs, key=lambda run: run["nodes"])
     return {"play": play, "fitted_on": sorted(sizes), "module_runs_per_node": [m0, m1],
-            "module_runs_per_run": per_run, "controller_cpu": [c0, c1], "controller_main_cpu": [p0, p1], "nodes_cpu_per_node": [n0, n1],
-            "round_latency_seconds": round_latency(smallest)}
+            "module_runs_per_run": per_run, "controller_cpu": [c0, c1], "controller_main_cpu": [p0, p1],
+            "nodes_cpu_per_node": [n0, n1], "round_latency_seconds": round_latency(smallest)}
 
 
 def round_latency(run):
