@@ -4,7 +4,9 @@ import pathlib
 
 import pytest
 import yaml
+from ansible.errors import AnsibleFilterError
 
+from ansible_collections.cluster_suite.hpc.plugins.filter.os_vars import os_vars_file
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.os_vars import DEFAULT, candidates, first_found
 
 ROLES = pathlib.Path(__file__).resolve().parents[2] / "roles"
@@ -74,16 +76,23 @@ def test_every_os_file_sets_the_same_names(role):
     assert all(keys == names[DEFAULT] for keys in names.values()), names
 
 
-def test_one_task_file_loads_the_including_roles_vars_through_the_filter():
-    tasks = yaml.safe_load((ROLES / "cluster" / "tasks" / "os_vars.yml").read_text())
-    load = tasks[-1]
-    assert load["with_first_found"] == [{"files": "{{ ansible_facts | cluster_suite.hpc.os_vars_files }}",
-                                         "paths": ["{{ ansible_parent_role_paths[0] }}/vars"]}]
+@pytest.mark.parametrize("role", OS_VARS_ROLES)
+def test_the_role_loads_its_file_through_the_filter(role):
+    loads = [task["ansible.builtin.include_vars"] for path in (ROLES / role / "tasks").glob("*.yml")
+             for task in yaml.safe_load(path.read_text()) or [] if "ansible.builtin.include_vars" in task]
+    assert loads == ["{{ ansible_facts | cluster_suite.hpc.os_vars_file(role_path) }}"]
 
 
 @pytest.mark.parametrize("role", OS_VARS_ROLES)
-def test_the_role_includes_the_one_task_file(role):
-    assert not (ROLES / role / "tasks" / "os_vars.yml").exists()
-    includes = [task["ansible.builtin.include_role"] for path in (ROLES / role / "tasks").glob("*.yml")
-                for task in yaml.safe_load(path.read_text()) or [] if "ansible.builtin.include_role" in task]
-    assert {"name": "cluster_suite.hpc.cluster", "tasks_from": "os_vars"} in includes
+@pytest.mark.parametrize("node,expected", FIELD, ids=[f[0]["distribution"] for f in FIELD])
+def test_the_filter_gives_the_path_of_the_roles_file(role, node, expected):
+    assert os_vars_file(node, ROLES / role) == str(ROLES / role / "vars" / expected)
+
+
+def test_the_filter_refuses_a_role_without_vars(tmp_path):
+    with pytest.raises(AnsibleFilterError, match="cannot list"):
+        os_vars_file({}, tmp_path)
+    (tmp_path / "vars").mkdir()
+    (tmp_path / "vars" / "main.yml").write_text("---\n")
+    with pytest.raises(AnsibleFilterError, match="has no default.yml"):
+        os_vars_file({}, tmp_path)

@@ -61,17 +61,12 @@ def test_a_reader_without_the_dependency_is_caught(monkeypatch):
 SELF_CHECKING = ("firewall", "openmpi", "python_env")
 
 
-def test_roles_run_on_their_own_check_their_settings_first_through_one_entry():
+def test_roles_run_on_their_own_check_their_settings_first_with_the_one_action():
     for role in SELF_CHECKING:
         with open(os.path.join(ROLES, role, "tasks", "main.yml"), encoding="utf-8") as handle:
             first = yaml.safe_load(handle)[0]
-        assert first["ansible.builtin.include_role"] == {"name": "cluster_suite.hpc.cluster",
-                                                         "tasks_from": "check_settings"}, role
-        assert first["vars"] == {"cluster_checked_role": role}
-    with open(os.path.join(ROLES, "cluster", "tasks", "check_settings.yml"), encoding="utf-8") as handle:
-        entry = yaml.safe_load(handle)
-    assert entry[0]["cluster_suite.hpc.validate_settings"]["roles"] == ["{{ cluster_checked_role }}"]
-    # one entry: no role keeps a validation task file of its own
+        assert first["cluster_suite.hpc.validate_settings"] == {"roles": [role], "typos": False}, role
+    # one action: no role keeps a validation task file of its own
     assert [role for role in os.listdir(ROLES) if os.path.exists(os.path.join(ROLES, role, "tasks", "validate.yml"))] == []
 
 
@@ -145,7 +140,7 @@ PUBLISHED = {
 }
 # Values other roles pass to role cluster's task files (its inputs, not its internals).
 CLUSTER_INPUTS = {"cluster_ledger_findings", "cluster_ledger_fail_limit", "cluster_peer_nodes",
-                  "cluster_peer_exhaustive_max_nodes", "cluster_checked_role", "cluster_carry_roles",
+                  "cluster_peer_exhaustive_max_nodes", "cluster_carry_roles",
                   "cluster_carry_reach"}
 SET_FACT = ("ansible.builtin.set_fact", "set_fact")
 
