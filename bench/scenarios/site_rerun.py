@@ -196,10 +196,10 @@ def make_result(summary, runs, sizes, repeat, provisions, mitogen_note, cpus):
         "cache when present), not the metric: %s." % ", ".join(
             "%s s on %s nodes" % (_or_dash(seconds), size) for size, seconds in sorted(
                 provisions.items(), key=lambda item: int(item[0]))),
-        "Checked and left as they are, no difference within the noise: internal_poll_interval 0.01 "
-        "against the default 0.001 and the profile_tasks callback against the timer callback (controller "
-        "CPU of 40 local tasks, 3 and 5 runs each), inject_facts_as_vars = False (CPU of three 2-node "
-        "re-runs each; the roles read only ansible_facts).",
+        "The profile_tasks callback against the timer callback: no difference within the noise (controller "
+        "CPU of 40 local tasks, 5 runs each). internal_poll_interval and inject_facts_as_vars, which this "
+        "measure did not tell apart from the noise, are set for what they save ansible-playbook's own "
+        "process, measured apart (docs/large-fleet.md).",
         mitogen_note + _mitogen_figures(ratios, largest),
     ]
     result = {
