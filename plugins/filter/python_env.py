@@ -10,6 +10,7 @@
     sums: "{{ text | cluster_suite.hpc.python_env_sha256sums }}"                     {filename: sha256}
     problems: "{{ recorded | cluster_suite.hpc.python_env_checksum_problems(actual) }}"
     todo: "{{ wheels | cluster_suite.hpc.python_env_copy_plan(node_sums) }}"
+    pending: "{{ pins | cluster_suite.hpc.python_env_pins_to_install(installed) }}"  [{name, version}]
     text: "{{ sums | cluster_suite.hpc.python_env_sha256sums_text }}"
     wheels: "{{ stat_results | cluster_suite.hpc.python_env_wheel_list }}"         [{name, sha256, size}]
 """
@@ -69,6 +70,10 @@ def python_env_copy_plan(wheels, node_sums):
     return python_env.copy_plan(plain(wheels), plain(node_sums))
 
 
+def python_env_pins_to_install(pins, installed):
+    return python_env.pins_to_install(plain(pins), plain(installed))
+
+
 def python_env_sha256sums_text(sums):
     return python_env.sha256sums_text(plain(sums))
 
@@ -89,6 +94,7 @@ class FilterModule:
             "python_env_sha256sums": python_env_sha256sums,
             "python_env_checksum_problems": python_env_checksum_problems,
             "python_env_copy_plan": python_env_copy_plan,
+            "python_env_pins_to_install": python_env_pins_to_install,
             "python_env_sha256sums_text": python_env_sha256sums_text,
             "python_env_wheel_list": python_env_wheel_list,
         }

@@ -44,12 +44,21 @@ def node_names(fqdn, inventory_hostname, hostname):
 
 
 def account(name):
-    """{"name", "uid", "gid", "home"} of user ``name`` as NSS knows it (local, LDAP, SSSD), or None."""
+    """{"name", "uid", "gid", "home", "groups"} of user ``name`` as NSS knows it (local, LDAP, SSSD),
+    or None; "groups" names every group it belongs to, its primary group included."""
     try:
         entry = pwd.getpwnam(name)
     except KeyError:
         return None
-    return {"name": entry.pw_name, "uid": entry.pw_uid, "gid": entry.pw_gid, "home": entry.pw_dir}
+    return {"name": entry.pw_name, "uid": entry.pw_uid, "gid": entry.pw_gid, "home": entry.pw_dir,
+            "groups": [_group_name(gid) for gid in os.getgrouplist(entry.pw_name, entry.pw_gid)]}
+
+
+def _group_name(gid):
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
 
 
 def group_exists(name):

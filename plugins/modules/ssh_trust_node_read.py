@@ -90,7 +90,9 @@ names:
   returned: success
   sample: ["node1.cluster.example", "node1"]
 user:
-  description: The training user's C(name), C(uid), C(gid) and C(home), or null when it does not exist.
+  description: >-
+    The training user's C(name), C(uid), C(gid), C(home) and C(groups) (the names of all its groups),
+    or null when it does not exist.
   returned: always
   type: dict
 errors:

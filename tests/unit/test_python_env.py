@@ -7,7 +7,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins,
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins, pins_to_install,
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
                         wheel_python_fits, wheelhouse_key)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
@@ -351,3 +351,12 @@ def test_installed_versions_read_by_the_environment_python():
     assert error is None and found["pytest"] == pytest.__version__ and found["no-such-distribution-here"] is None
     found, error = installed_versions(run, "/nonexistent/python", ["pytest"])
     assert found is None and error.startswith("/nonexistent/python does not run")
+
+
+def test_pins_to_install_are_those_whose_exact_build_is_missing():
+    wanted = [{"name": "torch", "version": "2.13.0+cpu"}, {"name": "mindspore", "version": "2.7.1"},
+              {"name": "py-spy", "version": "0.4.0"}]
+    installed = {"torch": "2.13.0", "mindspore": "2.7.1", "py-spy": None}
+    assert pins_to_install(wanted, installed) == [wanted[0], wanted[2]]
+    assert pins_to_install(wanted, {"torch": "2.13.0+cpu", "mindspore": "2.7.1", "py-spy": "0.4.0"}) == []
+    assert pins_to_install([], {}) == []

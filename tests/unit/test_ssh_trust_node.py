@@ -1,5 +1,6 @@
 """What role ssh_trust reads on a node and writes in ~/.ssh (plugins/module_utils/ssh_trust_node.py,
 modules ssh_trust_node_read and ssh_trust_key_files), on real files in a temporary directory."""
+import grp
 import os
 import pwd
 
@@ -61,6 +62,7 @@ def test_the_read_module_fails_on_a_foreign_address_without_names(tmp_path):
     assert result["msg"].startswith("node1: ansible_host: 10.0.0.1 is not one of this node's addresses (10.0.0.2)")
     assert "names" not in result
     assert result["user"]["uid"] == os.getuid()
+    assert grp.getgrgid(os.getgid()).gr_name in result["user"]["groups"]
 
 
 def test_authorized_keys_adds_the_key_once_removes_old_cluster_keys_and_keeps_the_rest():

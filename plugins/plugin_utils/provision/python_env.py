@@ -4,6 +4,8 @@ before any node changes. Every message names the host and the variable to fix.""
 
 import re
 
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.python_env_node import version_matches
+
 # Versions as pip pins them (PEP 440 public versions, optionally +local such as 2.13.0+cpu).
 VERSION = re.compile(r"[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[A-Za-z0-9.]+)?",
                      re.ASCII)
@@ -229,6 +231,12 @@ def checksum_problems(recorded, actual):
     return ["%s: sha256 %s, but SHA256SUMS records %s (replace the file or its line)" % (name, actual[name],
                                                                                     recorded[name])
             for name in sorted(actual) if name in recorded and recorded[name] != actual[name]]
+
+
+def pins_to_install(pins, installed):
+    """The pins [{name, version}] whose exact build is not installed ({name: version or None}), by
+    the comparison module python_env_install makes on the node."""
+    return [pin for pin in pins if not version_matches(installed.get(pin["name"]), pin["version"])]
 
 
 def copy_plan(wheels, node_sums):
