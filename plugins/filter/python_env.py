@@ -11,6 +11,7 @@
     problems: "{{ recorded | cluster_suite.hpc.python_env_checksum_problems(actual) }}"
     todo: "{{ wheels | cluster_suite.hpc.python_env_copy_plan(node_sums) }}"
     pending: "{{ pins | cluster_suite.hpc.python_env_pins_to_install(installed) }}"  [{name, version}]
+    keys: "{{ node_reads | cluster_suite.hpc.python_env_keys_to_fill(pins) }}"   keys of the nodes not current
     text: "{{ sums | cluster_suite.hpc.python_env_sha256sums_text }}"
     wheels: "{{ stat_results | cluster_suite.hpc.python_env_wheel_list }}"         [{name, sha256, size}]
 """
@@ -74,6 +75,10 @@ def python_env_pins_to_install(pins, installed):
     return python_env.pins_to_install(plain(pins), plain(installed))
 
 
+def python_env_keys_to_fill(node_reads, pins_wanted):
+    return python_env.keys_to_fill(plain(node_reads), plain(pins_wanted))
+
+
 def python_env_sha256sums_text(sums):
     return python_env.sha256sums_text(plain(sums))
 
@@ -95,6 +100,7 @@ class FilterModule:
             "python_env_checksum_problems": python_env_checksum_problems,
             "python_env_copy_plan": python_env_copy_plan,
             "python_env_pins_to_install": python_env_pins_to_install,
+            "python_env_keys_to_fill": python_env_keys_to_fill,
             "python_env_sha256sums_text": python_env_sha256sums_text,
             "python_env_wheel_list": python_env_wheel_list,
         }

@@ -10,7 +10,8 @@ description:
   - Runs O(base_python) for its version and platform (machine, glibc), reads the CANN version
     under O(cann_install_path) when set, the versions of O(packages) in the environment's
     Python O(env_python) when it exists, and the sha256 of the wheels O(wheels) in O(wheel_dir).
-  - Changes nothing; runs in check mode too.
+  - Changes nothing; runs in check mode too. With O(require_python), fails when the base Python does
+    not run.
 author:
   - Cluster suite contributors
 options:
@@ -40,6 +41,14 @@ options:
     type: list
     elements: str
     default: []
+  require_python:
+    description: Fail, naming O(host) and C(python_env_base_python), when O(base_python) does not run.
+    type: bool
+    default: false
+  host:
+    description: The node's inventory name, which that failure message starts with.
+    type: str
+    default: ""
 """
 
 EXAMPLES = r"""
@@ -101,6 +110,8 @@ def main():
             cann_install_path=dict(type="str", default=""),
             wheel_dir=dict(type="str", default=""),
             wheels=dict(type="list", elements="str", default=[]),
+            require_python=dict(type="bool", default=False),
+            host=dict(type="str", default=""),
         ),
         supports_check_mode=True,
     )
@@ -112,6 +123,8 @@ def main():
         python = parse_json_line(out) if rc == 0 else None
         python = python or {"error": "%s does not run (rc %s): %s" % (base, rc, (err or out).strip()[-300:])}
         python["path"] = base
+    if params["require_python"] and "error" in python:
+        module.fail_json(msg="%s: python_env_base_python: %s" % (params["host"], python["error"]), python=python)
     env_exists = os.path.isfile(params["env_python"])
     installed = {}
     if env_exists and params["packages"]:

@@ -40,6 +40,12 @@ options:
         description: Its version.
         type: str
         required: true
+  provided:
+    description:
+      - The environment was provided by other means (C(cluster_python_provided)): install nothing,
+        and fail, naming that variable, when a pin is not installed as pinned.
+    type: bool
+    default: false
 """
 
 EXAMPLES = r"""
@@ -94,6 +100,7 @@ def main():
                 name=dict(type="str", required=True),
                 version=dict(type="str", required=True),
             )),
+            provided=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -107,6 +114,11 @@ def main():
     if others:
         action = "would be reinstalled as pinned" if module.check_mode else "reinstalled as pinned"
         result["msg"] = "%s: %s" % ("; ".join(others), action)
+    if params["provided"]:
+        if requirements:
+            module.fail_json(**dict(result, msg="cluster_python_provided: %s does not hold %s (installed: %s)%s" % (
+                params["python"], ", ".join(requirements), installed, "".join("; " + other for other in others))))
+        module.exit_json(changed=False, **result)
     if not requirements or module.check_mode:
         module.exit_json(changed=bool(requirements), **result)
     for other in others:

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
-from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, pins, pins_to_install,
+from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.python_env import (VERSION, checksum_problems, combination_problems, copy_plan, parse_sha256sums, keys_to_fill, pins, pins_to_install,
                         platform_of, release, requirement_lines, sha256sums_text, wheel_list, wheel_problems,
                         wheel_python_fits, wheelhouse_key)
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.validation import role_settings
@@ -297,13 +297,23 @@ fi
 echo '{"torch": "2.13.0+cu121"}'
 """
 
-def run_install_module(tmp_path, check):
+def run_install_module(tmp_path, check, version="2.13.0", **args):
     python = tmp_path / "python"
     python.write_text(FAKE_PYTHON)
     python.chmod(0o755)
     return run_module("python_env_install", {
-        "python": str(python), "wheel_dir": str(tmp_path), "packages": [{"name": "torch", "version": "2.13.0"}]},
-        tmp_path / "args.json", check=check)
+        "python": str(python), "wheel_dir": str(tmp_path), "packages": [{"name": "torch", "version": version}],
+        **args}, tmp_path / "args.json", check=check)
+
+
+def test_a_provided_environment_is_never_installed_into_and_fails_naming_the_variable(tmp_path):
+    failed = run_install_module(tmp_path, check=False, provided=True)
+    assert failed["failed"] and not failed.get("changed")
+    assert failed["msg"] == (f"cluster_python_provided: {tmp_path}/python does not hold torch===2.13.0 (installed: "
+                             "{'torch': '2.13.0+cu121'}); torch 2.13.0+cu121 is another build than the pinned 2.13.0")
+    assert "warnings" not in failed
+    held = run_install_module(tmp_path, check=False, version="2.13.0+cu121", provided=True)
+    assert not held.get("failed") and not held["changed"] and held["requirements"] == []
 
 
 def test_the_module_says_it_reinstalls_another_build(tmp_path):
@@ -360,3 +370,15 @@ def test_pins_to_install_are_those_whose_exact_build_is_missing():
     assert pins_to_install(wanted, installed) == [wanted[0], wanted[2]]
     assert pins_to_install(wanted, {"torch": "2.13.0+cpu", "mindspore": "2.7.1", "py-spy": "0.4.0"}) == []
     assert pins_to_install([], {}) == []
+
+
+def test_the_wheelhouse_is_filled_for_the_keys_of_the_nodes_not_current_only():
+    python = {"version": "3.11.2", "machine": "x86_64", "libc": "2.36"}
+    arm = {"version": "3.11.2", "machine": "aarch64", "libc": "2.36"}
+    spy = [{"name": "py-spy", "version": "0.4.0"}]
+    reads = [{"env_exists": True, "installed": {"py-spy": "0.4.0"}, "python": python},
+             {"env_exists": False, "installed": {}, "python": python},
+             {"env_exists": True, "installed": {"py-spy": "0.3.14"}, "python": arm},
+             {"env_exists": True, "installed": {"py-spy": None}, "python": python}]
+    assert keys_to_fill(reads, spy) == [wheelhouse_key("3.11.2", "x86_64", "2.36"), wheelhouse_key("3.11.2", "aarch64", "2.36")]
+    assert keys_to_fill(reads[:1], spy) == []

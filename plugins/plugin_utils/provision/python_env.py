@@ -239,6 +239,19 @@ def pins_to_install(pins, installed):
     return [pin for pin in pins if not version_matches(installed.get(pin["name"]), pin["version"])]
 
 
+def keys_to_fill(node_reads, pins_wanted):
+    """The wheelhouse keys (each once, in order) of the nodes whose environment is not current
+    (missing, or a pin not installed as pinned); ``node_reads`` are module python_env_facts' results."""
+    keys = []
+    for read in node_reads:
+        if read["env_exists"] and not pins_to_install(pins_wanted, read["installed"]):
+            continue
+        key = wheelhouse_key(read["python"]["version"], read["python"]["machine"], read["python"]["libc"])
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
 def copy_plan(wheels, node_sums):
     """The wheels a node lacks or holds with another sha256: [{name, sha256, size}]."""
     return [wheel for wheel in wheels if node_sums.get(wheel["name"]) != wheel["sha256"]]
