@@ -10,7 +10,7 @@ description:
   - For each of O(programs) present in O(src_dir) (a file or a link), makes O(dest_dir)/C(<program>) a
     symbolic link to it; a program missing from O(src_dir) is skipped. A link pointing elsewhere is
     replaced (a new link renamed into place); a regular file or a directory of that name is never
-    replaced: the module fails naming it, before any link changes.
+    replaced; the module fails naming it, before any link changes.
   - One module run for every program, where a loop of M(ansible.builtin.file) costs
     ansible-playbook's own process a result per program and node.
   - Supports check mode and diff.

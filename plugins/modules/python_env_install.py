@@ -42,7 +42,7 @@ options:
         required: true
   provided:
     description:
-      - The environment was provided by other means (C(cluster_python_provided)): install nothing,
+      - The environment was provided by other means (C(cluster_python_provided)); install nothing,
         and fail, naming that variable, when a pin is not installed as pinned.
     type: bool
     default: false
