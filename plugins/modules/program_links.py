@@ -106,10 +106,12 @@ def main():
             temporary = os.path.join(params["dest_dir"], ".%s.cluster-suite.%d" % (program, os.getpid()))
             try:
                 os.symlink(src, temporary)
+            except OSError as error:
+                module.fail_json(msg="%s: %s" % (temporary, error), linked=linked, missing=missing)
+            try:
                 os.rename(temporary, dest)
             except OSError as error:
-                if os.path.lexists(temporary):
-                    os.unlink(temporary)
+                os.unlink(temporary)  # the link this run made just above
                 module.fail_json(msg="%s: %s" % (dest, error), linked=linked, missing=missing)
         linked.append("%s -> %s" % (dest, src))
     before = "".join("%s -> %s\n" % (dest, current) for _, _, dest, current in plan if current)
