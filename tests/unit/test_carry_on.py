@@ -1,9 +1,18 @@
 """Carrying site.yml on past failed nodes (plugins/plugin_utils/fleet/carry_on.py): the finding kept for
-a failed node, the nodes a play lost, the run's fail limit and the closing message."""
+a failed node, the nodes a play lost, the run's fail limit and the closing message; the first
+contact (action carry_reach)."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import carry_on
 from ansible_collections.cluster_suite.hpc.plugins.filter.carry_on import FilterModule
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("message, line", [
@@ -130,3 +139,34 @@ def test_limit_message_says_the_limit_the_share_and_every_failed_node():
     assert "none is quarantined and the node ledger is unchanged" in message
     assert message.endswith("node1: unreachable: node1: no route (unreachable); node2: unreachable: node2: no route "
                             "(unreachable); node3: unreachable: node3: no route (unreachable)")
+
+
+def test_the_first_contact_marks_an_unreachable_node_as_unreachable():
+    found = carry_on.failure("Firewall", "Gather", {"failed": True, "node_unreachable": True, "msg": "node3: unreachable: refused",
+                                                   "reach_msg": "ssh: connect to host 10.0.0.3 port 22: refused"})
+    assert found == {"source": "unreachable", "result": "fail",
+                     "reason": "unreachable in play 'Firewall': ssh: connect to host 10.0.0.3 port 22: refused"}
+
+
+def test_action_carry_reach_gathers_facts_and_fails_a_node_it_cannot_reach(tmp_path):
+    """The action over real connections: localhost (local) is reached and its facts gathered;
+    a host whose SSH port refuses (loopback port 9, nothing listening) fails, not unreachable, so
+    that a play's rescue catches it."""
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_CALLBACKS_ENABLED="ansible.builtin.json",
+               ANSIBLE_LOCAL_TEMP=str(tmp_path))
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text("all:\n  hosts:\n    localhost: {ansible_connection: local, ansible_python_interpreter: '{{ ansible_playbook_python }}'}\n"
+                         "    gone: {ansible_host: 127.0.0.1, ansible_port: 9, ansible_connection: ssh}\n")
+    playbook = tmp_path / "reach.yml"
+    playbook.write_text("- hosts: all\n  gather_facts: false\n  tasks:\n"
+                        "    - block:\n        - cluster_suite.hpc.carry_reach: {gather_subset: [min]}\n"
+                        "      rescue:\n        - ansible.builtin.debug: {msg: rescued}\n")
+    run = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
+                          str(playbook)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    report = json.loads(run.stdout)
+    reach = report["plays"][0]["tasks"][0]["hosts"]
+    assert reach["localhost"]["ansible_facts"]["ansible_system"] == "Linux" and not reach["localhost"].get("failed")
+    assert reach["gone"]["failed"] and reach["gone"]["node_unreachable"] and not reach["gone"].get("unreachable")
+    assert reach["gone"]["msg"].startswith("gone: unreachable: ") and "port 9" in reach["gone"]["reach_msg"]
+    assert report["stats"]["gone"]["rescued"] == 1 and report["stats"]["gone"]["unreachable"] == 0

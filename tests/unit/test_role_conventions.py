@@ -65,7 +65,10 @@ def test_roles_run_on_their_own_check_their_settings_first_with_the_one_action()
     for role in SELF_CHECKING:
         with open(os.path.join(ROLES, role, "tasks", "main.yml"), encoding="utf-8") as handle:
             first = yaml.safe_load(handle)[0]
-        assert first["cluster_suite.hpc.validate_settings"] == {"roles": [role], "typos": False}, role
+        # every node of the play in one task result, on the controller
+        assert first["cluster_suite.hpc.validate_settings"] == {
+            "roles": [role], "hosts": "{{ ansible_play_batch }}", "typos": False}, role
+        assert first["run_once"] is True, role
     # one action: no role keeps a validation task file of its own
     assert [role for role in os.listdir(ROLES) if os.path.exists(os.path.join(ROLES, role, "tasks", "validate.yml"))] == []
 

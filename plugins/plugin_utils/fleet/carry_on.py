@@ -24,8 +24,11 @@ def first_line(message):
 
 def failure(play, task, result):
     """The finding of a node a task failed on: {source, result, reason}. ``result`` is the task's
-    result (ansible_failed_result); an unreachable node's is marked ``unreachable``."""
+    result (ansible_failed_result); an unreachable node's is marked ``unreachable``, or ``node_unreachable``
+    by the play's first contact (action carry_reach)."""
     result = result if isinstance(result, dict) else {}
+    if result.get("node_unreachable"):  # action carry_reach: the play's first contact
+        result = {"unreachable": True, "msg": result.get("reach_msg")}
     message = first_line(result.get("msg"))
     detail = first_line(result.get("stderr")) or first_line(result.get("module_stderr"))
     if detail and (not message or message in ("non-zero return code", "MODULE FAILURE")):
