@@ -3,6 +3,7 @@ arguments from a JSON file, the result as JSON on stdout. Its module_utils impor
 collection names (ansible_collections.cluster_suite.hpc.plugins.module_utils.*) from the checkout,
 as Ansible's packaging ships them."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,3 +28,15 @@ def run_module(name, args, args_file, check=False, env=None, cwd=None, timeout=1
                           env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
     assert proc.stdout, proc.stderr
     return json.loads(proc.stdout)
+
+
+def run_playbook(playbook, inventory, tmp_path, timeout=300):
+    """ansible-playbook run on ``playbook`` with the project's ansible.cfg: (its return code, its
+    report as the json callback writes it)."""
+    env = dict(os.environ, ANSIBLE_CONFIG=str(PROJECT / "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json",
+               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_CALLBACKS_ENABLED="ansible.builtin.json",
+               ANSIBLE_LOCAL_TEMP=str(tmp_path))
+    proc = subprocess.run([str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), str(playbook)],
+                          cwd=PROJECT, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    assert proc.stdout.startswith("{"), proc.stdout + proc.stderr
+    return proc.returncode, json.loads(proc.stdout)

@@ -1,18 +1,12 @@
 """Carrying site.yml on past failed nodes (plugins/plugin_utils/fleet/carry_on.py): the finding kept for
 a failed node, the nodes a play lost, the run's fail limit and the closing message; the first
 contact (action carry_reach)."""
-import json
-import os
-import pathlib
-import subprocess
-import sys
-
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import carry_on
 from ansible_collections.cluster_suite.hpc.plugins.filter.carry_on import FilterModule
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from module_runner import run_playbook
 
 
 @pytest.mark.parametrize("message, line", [
@@ -152,9 +146,6 @@ def test_action_carry_reach_gathers_facts_and_fails_a_node_it_cannot_reach(tmp_p
     """The action over real connections: localhost (local) is reached and its facts gathered;
     a host whose SSH port refuses (loopback port 9, nothing listening) fails, not unreachable, so
     that a play's rescue catches it."""
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json",
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_CALLBACKS_ENABLED="ansible.builtin.json",
-               ANSIBLE_LOCAL_TEMP=str(tmp_path))
     inventory = tmp_path / "hosts.yml"
     inventory.write_text("all:\n  hosts:\n    localhost: {ansible_connection: local, ansible_python_interpreter: '{{ ansible_playbook_python }}'}\n"
                          "    gone: {ansible_host: 127.0.0.1, ansible_port: 9, ansible_connection: ssh}\n")
@@ -162,9 +153,7 @@ def test_action_carry_reach_gathers_facts_and_fails_a_node_it_cannot_reach(tmp_p
     playbook.write_text("- hosts: all\n  gather_facts: false\n  tasks:\n"
                         "    - block:\n        - cluster_suite.hpc.carry_reach: {gather_subset: [min]}\n"
                         "      rescue:\n        - ansible.builtin.debug: {msg: rescued}\n")
-    run = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
-                          str(playbook)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    report = json.loads(run.stdout)
+    _, report = run_playbook(playbook, inventory, tmp_path)
     reach = report["plays"][0]["tasks"][0]["hosts"]
     assert reach["localhost"]["ansible_facts"]["ansible_system"] == "Linux" and not reach["localhost"].get("failed")
     assert reach["gone"]["failed"] and reach["gone"]["node_unreachable"] and not reach["gone"].get("unreachable")

@@ -1,16 +1,10 @@
 """plugins/plugin_utils/fleet/clock.py and the action node_clock: a node's clock against the
 controller's from reads between two controller timestamps, and the node's time service."""
-import json
-import os
-import pathlib
-import subprocess
-import sys
-
 import pytest
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.fleet import clock as node_clock
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from module_runner import run_playbook
 
 
 def test_read_is_taken_at_the_midpoint_with_half_the_round_trip():
@@ -52,16 +46,12 @@ def test_verdict_limits_are_exclusive():
 def test_action_reads_a_real_clock(tmp_path):
     """The action over a real connection (local: the node's clock is the controller's), so the
     offset lies within the uncertainty the reads themselves measured."""
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json",
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_CALLBACKS_ENABLED="ansible.builtin.json",
-               ANSIBLE_LOCAL_TEMP=str(tmp_path))
     playbook = tmp_path / "clock.yml"
     playbook.write_text("- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
                         "    - cluster_suite.hpc.node_clock: {reads: 3}\n")
-    run = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,",
-                          str(playbook)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    result = json.loads(run.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    returncode, report = run_playbook(playbook, "localhost,", tmp_path)
+    assert returncode == 0, report
+    result = report["plays"][0]["tasks"][0]["hosts"]["localhost"]
     assert result["reads"] == 3 and result["uncertainty"] >= 0 and not result["changed"]
     assert abs(result["offset"]) <= result["uncertainty"] + 0.002, result
     assert result["sync_service"] in {service for _comm, service in node_clock.SYNC_SERVICES} | {"none"}
