@@ -1,4 +1,4 @@
-"""The OS vars file each role loads for a node, chosen as geerlingguy's roles choose it
+"""The OS vars each role reads for a node, from the file chosen as geerlingguy's roles choose it
 (plugins/plugin_utils/provision/os_vars.py), against the roles' real vars/ directories."""
 import pathlib
 
@@ -6,7 +6,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.cluster_suite.hpc.plugins.filter.os_vars import os_vars_file
+from ansible_collections.cluster_suite.hpc.plugins.filter.os_vars import os_vars, os_vars_file
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.provision.os_vars import DEFAULT, candidates, first_found
 
 ROLES = pathlib.Path(__file__).resolve().parents[2] / "roles"
@@ -77,16 +77,28 @@ def test_every_os_file_sets_the_same_names(role):
 
 
 @pytest.mark.parametrize("role", OS_VARS_ROLES)
-def test_the_role_loads_its_file_through_the_filter(role):
-    loads = [task["ansible.builtin.include_vars"] for path in (ROLES / role / "tasks").glob("*.yml")
-             for task in yaml.safe_load(path.read_text()) or [] if "ansible.builtin.include_vars" in task]
-    assert loads == ["{{ ansible_facts | cluster_suite.hpc.os_vars_file(role_path) }}"]
+def test_the_role_reads_its_os_vars_through_the_filter(role):
+    """No include_vars task (a task result per node): vars/main.yml reads each name of the OS files."""
+    assert not [path for path in (ROLES / role / "tasks").glob("*.yml")
+                for task in yaml.safe_load(path.read_text()) or [] if "ansible.builtin.include_vars" in task]
+    role_vars = yaml.safe_load((ROLES / role / "vars" / "main.yml").read_text())
+    assert role_vars[f"_{role}_os"] == "{{ ansible_facts | cluster_suite.hpc.os_vars(role_path) }}"
+    names = set(yaml.safe_load((ROLES / role / "vars" / DEFAULT).read_text()))
+    assert {name: role_vars.get(name) for name in names} == {name: f"{{{{ _{role}_os.{name} }}}}" for name in names}
 
 
 @pytest.mark.parametrize("role", OS_VARS_ROLES)
 @pytest.mark.parametrize("node,expected", FIELD, ids=[f[0]["distribution"] for f in FIELD])
-def test_the_filter_gives_the_path_of_the_roles_file(role, node, expected):
+def test_the_filter_gives_the_variables_of_the_roles_file(role, node, expected):
     assert os_vars_file(node, ROLES / role) == str(ROLES / role / "vars" / expected)
+    assert os_vars(node, ROLES / role) == yaml.safe_load((ROLES / role / "vars" / expected).read_text())
+
+
+def test_the_filter_refuses_a_node_without_its_facts():
+    with pytest.raises(AnsibleFilterError, match="the node's facts have no distribution, os_family: gather them first"):
+        os_vars({}, ROLES / "firewall")
+    with pytest.raises(AnsibleFilterError, match="have no os_family"):
+        os_vars({"distribution": "Debian"}, ROLES / "firewall")
 
 
 def test_the_filter_refuses_a_role_without_vars(tmp_path):
@@ -96,3 +108,6 @@ def test_the_filter_refuses_a_role_without_vars(tmp_path):
     (tmp_path / "vars" / "main.yml").write_text("---\n")
     with pytest.raises(AnsibleFilterError, match="has no default.yml"):
         os_vars_file({}, tmp_path)
+    (tmp_path / "vars" / "default.yml").write_text("- a list\n")
+    with pytest.raises(AnsibleFilterError, match="is not a mapping of variables"):
+        os_vars(facts("Debian", "12", "Debian"), tmp_path)
