@@ -94,6 +94,13 @@ def test_build_key_tolerates_odd_facts():
     assert "/" not in key["id"] and " " not in key["id"]
 
 
+def test_build_key_refuses_a_node_whose_facts_were_not_gathered():
+    with pytest.raises(ValueError, match="the node's facts have no distribution, architecture: gather them first"):
+        build_key({}, "4.1.4", [], SHA, "/p")
+    with pytest.raises(ValueError, match="have no architecture"):
+        build_key({"distribution": "Debian"}, "4.1.4", [], SHA, "/p")
+
+
 @pytest.mark.parametrize("text, expected", [
     ('{"build_key": "openmpi-4.1.4-x"}', "openmpi-4.1.4-x"),
     ("", ""), (None, ""), ("not json", ""), ("[1]", ""), ('{"build_key": 3}', ""), ("{}", ""),

@@ -213,8 +213,13 @@ def build_key(facts, version, flags, sha256, prefix):
     """The build key of a node: {"id": readable unique name, "fields": what it is made of}.
 
     ``facts`` holds the node's distribution, distribution_major_version, distribution_release
-    and architecture (Ansible facts).
+    and architecture (Ansible facts); a node without distribution or architecture (its facts not
+    gathered) is refused rather than keyed "unknown".
     """
+    missing = [name for name in ("distribution", "architecture") if not facts.get(name)]
+    if missing:
+        raise ValueError(f"the node's facts have no {', '.join(missing)}: gather them first "
+                         "(ansible.builtin.setup, gather_subset min)")
     fields = {
         "distribution": str(facts.get("distribution", "unknown")),
         "distribution_major_version": str(facts.get("distribution_major_version", "")),
