@@ -22,8 +22,6 @@ class ActionModule(ActionBase):
                                          module_args=dict(gather_subset=args["gather_subset"]), task_vars=task_vars)
         except AnsibleConnectionFailure as error:
             return unreachable(result, task_vars.get("inventory_hostname"), str(error))
-        if facts.get("unreachable"):
-            return unreachable(result, task_vars.get("inventory_hostname"), facts.get("msg", ""))
         facts.pop("invocation", None)
         result.update(facts)
         result["changed"] = False
