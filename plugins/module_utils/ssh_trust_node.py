@@ -9,8 +9,10 @@ refused) and replaced by renaming a new file into place.
 import glob
 import grp
 import os
+import platform
 import pwd
 import re
+import socket
 import stat
 
 HOST_KEY = re.compile(r"^((?:ssh|ecdsa|sk)-[A-Za-z0-9@.-]+)\s+([A-Za-z0-9+/=]+)")
@@ -29,6 +31,25 @@ def host_keys(pattern="/etc/ssh/ssh_host_*_key.pub"):
         if match:
             keys.append(f"{match[1]} {match[2]}")
     return keys
+
+
+def own_addresses(ip_output):
+    """The IPv4 and IPv6 addresses in ``ip -o addr show``'s output, loopback left out, IPv4 first:
+    the addresses setup's network facts list as all_ipv4_addresses and all_ipv6_addresses."""
+    ipv4, ipv6 = [], []
+    for line in ip_output.splitlines():
+        match = re.search(r"\sinet(6?)\s+([0-9A-Fa-f.:]+)(?:/\d+)?\s", line)
+        if not match or match[2].startswith("127.") or match[2] == "::1":
+            continue
+        found = ipv6 if match[1] else ipv4
+        if match[2] not in found:
+            found.append(match[2])
+    return ipv4 + ipv6
+
+
+def own_host_names():
+    """(fqdn, short host name) of this node, as setup's facts fqdn and hostname read them."""
+    return socket.getfqdn(), platform.node().split(".")[0]
 
 
 def node_names(fqdn, inventory_hostname, hostname):

@@ -7,10 +7,13 @@ DOCUMENTATION = r"""
 module: ssh_trust_node_read
 short_description: Read a node's SSH host keys, names, training user and groups for role ssh_trust
 description:
-  - Reads the node's SSH host public keys (C(/etc/ssh/ssh_host_*_key.pub)), the names it is reached
-    by, the training user O(user) as NSS knows it, and whether C(setfacl) and the NPU driver's group
-    O(npu_group) are there.
-  - Fails, naming O(host), when O(address) is not one of O(addresses), when the node has no host key,
+  - Reads the node's SSH host public keys (C(/etc/ssh/ssh_host_*_key.pub)), its own addresses
+    (C(ip -o addr show), loopback left out), the names it is reached by (its fully qualified and
+    short host names, as the facts C(fqdn) and C(hostname) read them, and O(host)), the training
+    user O(user) as NSS knows it, and whether C(setfacl) and the NPU driver's group O(npu_group)
+    are there. It needs no facts.
+  - Fails, naming O(host), when C(ip) is missing, when O(address) is not one of the node's
+    addresses, when the node has no host key,
     when Ansible logs in as another account than O(user) and C(setfacl) is missing (Ansible needs it to
     become O(user)), or when O(npu_group) is set and does not exist.
   - Changes nothing; runs in check mode too.
@@ -25,19 +28,6 @@ options:
     description: The node's cluster address (its C(ansible_host)).
     type: str
     required: true
-  addresses:
-    description: The node's own IPv4 and IPv6 addresses (from its facts).
-    type: list
-    elements: str
-    required: true
-  fqdn:
-    description: The node's fully qualified name (from its facts).
-    type: str
-    default: ""
-  hostname:
-    description: The node's short host name (from its facts).
-    type: str
-    default: ""
   user:
     description: The training user.
     type: str
@@ -69,15 +59,18 @@ EXAMPLES = r"""
   cluster_suite.hpc.ssh_trust_node_read:
     host: "{{ inventory_hostname }}"
     address: "{{ ansible_host }}"
-    addresses: "{{ ansible_facts.all_ipv4_addresses }}"
-    fqdn: "{{ ansible_facts.fqdn }}"
-    hostname: "{{ ansible_facts.hostname }}"
     user: mpiuser
     login: admin
   register: node
 """
 
 RETURN = r"""
+addresses:
+  description: The node's own IPv4 and IPv6 addresses, loopback left out, IPv4 first.
+  returned: always
+  type: list
+  elements: str
+  sample: ["10.88.0.5", "fe80::4c1b:2dff:fe3a:9e01"]
 host_keys:
   description: The node's SSH host public keys as C(type base64), without comments.
   returned: always
@@ -103,7 +96,8 @@ errors:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cluster_suite.hpc.plugins.module_utils.ssh_trust_node import account, host_keys, node_names, read_errors
+from ansible_collections.cluster_suite.hpc.plugins.module_utils.ssh_trust_node import (
+    account, host_keys, node_names, own_addresses, own_host_names, read_errors)
 
 
 def main():
@@ -111,9 +105,6 @@ def main():
         argument_spec=dict(
             host=dict(type="str", required=True),
             address=dict(type="str", required=True),
-            addresses=dict(type="list", elements="str", required=True),
-            fqdn=dict(type="str", default=""),
-            hostname=dict(type="str", default=""),
             user=dict(type="str", required=True),
             login=dict(type="str", required=True),
             npu_group=dict(type="str", default=""),
@@ -124,14 +115,23 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
+    ip = module.get_bin_path("ip")
+    if not ip:
+        module.fail_json(msg=f"{params['host']}: ip not found in PATH: ssh_trust reads the node's addresses "
+                             "with `ip -o addr show`; install iproute2")
+    rc, out, err = module.run_command([ip, "-o", "addr", "show"])
+    if rc != 0:
+        module.fail_json(msg=f"{params['host']}: `ip -o addr show` failed (rc {rc}): {err.strip()}")
+    addresses = own_addresses(out)
     keys = host_keys()
     setfacl = module.get_bin_path("setfacl") if params["login"] != params["user"] else ""
-    result = dict(changed=False, host_keys=keys, user=account(params["user"]))
-    errors = read_errors(params, keys, params["addresses"], setfacl)
+    result = dict(changed=False, addresses=addresses, host_keys=keys, user=account(params["user"]))
+    errors = read_errors(params, keys, addresses, setfacl)
     if errors:
         # Without names: the role's known_hosts and /etc/hosts list only the nodes whose names it read.
         module.fail_json(msg=errors[0], errors=errors, **result)
-    module.exit_json(names=node_names(params["fqdn"], params["host"], params["hostname"]), **result)
+    fqdn, hostname = own_host_names()
+    module.exit_json(names=node_names(fqdn, params["host"], hostname), **result)
 
 
 if __name__ == "__main__":

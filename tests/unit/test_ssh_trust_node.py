@@ -3,6 +3,7 @@ modules ssh_trust_node_read and ssh_trust_key_files), on real files in a tempora
 import grp
 import os
 import pwd
+import subprocess
 
 import pytest
 
@@ -54,12 +55,32 @@ def test_read_errors_name_the_host_and_what_to_do(monkeypatch):
                                       ["10.0.0.1"], "/usr/bin/setfacl") == []
 
 
+# `ip -o addr show` on a node of molecule scenario systemd (podman network, Debian 12).
+IP_ADDR_SANDBOX = (
+    "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n"
+    "1: lo    inet6 ::1/128 scope host \\       valid_lft forever preferred_lft forever\n"
+    "2: eth0    inet 10.89.0.2/24 brd 10.89.0.255 scope global eth0\\       valid_lft forever preferred_lft forever\n"
+    "2: eth0    inet6 fe80::858:aff:fe59:2/64 scope link \\       valid_lft forever preferred_lft forever\n")
+
+
+def test_own_addresses_are_the_non_loopback_ones_ipv4_first():
+    assert ssh_trust_node.own_addresses(IP_ADDR_SANDBOX) == ["10.89.0.2", "fe80::858:aff:fe59:2"]
+    assert ssh_trust_node.own_addresses(IP_ADDR_SANDBOX.splitlines()[3] + "\n" + IP_ADDR_SANDBOX) == [
+        "10.89.0.2", "fe80::858:aff:fe59:2"]
+    assert ssh_trust_node.own_addresses("") == []
+
+
 def test_the_read_module_fails_on_a_foreign_address_without_names(tmp_path):
     user = pwd.getpwuid(os.getuid()).pw_name
-    result = run_module("ssh_trust_node_read", dict(PARAMS, user=user, login=user, addresses=["10.0.0.2"],
-                                                    hostname="node1"), tmp_path / "args.json")
+    ip_output = subprocess.run(["ip", "-o", "addr", "show"], capture_output=True, text=True, check=True).stdout
+    mine = ssh_trust_node.own_addresses(ip_output)
+    foreign = next(address for address in ("203.0.113.77", "198.51.100.77", "10.254.254.77") if address not in mine)
+    result = run_module("ssh_trust_node_read", dict(PARAMS, address=foreign, user=user, login=user),
+                        tmp_path / "args.json")
     assert result["failed"]
-    assert result["msg"].startswith("node1: ansible_host: 10.0.0.1 is not one of this node's addresses (10.0.0.2)")
+    assert result["addresses"] == mine
+    assert result["msg"].startswith(
+        f"node1: ansible_host: {foreign} is not one of this node's addresses ({', '.join(mine)})")
     assert "names" not in result
     assert result["user"]["uid"] == os.getuid()
     assert grp.getgrgid(os.getgid()).gr_name in result["user"]["groups"]
