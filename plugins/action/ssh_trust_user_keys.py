@@ -1,6 +1,7 @@
-"""Action ssh_trust_user_keys: read the cluster key pair on the controller and install it in the
-training user's ~/.ssh on the node (module ssh_trust_key_files), in one task. Options and results
-are documented in plugins/modules/ssh_trust_user_keys.py."""
+"""Action ssh_trust_user_keys: create the training user or add it to the NPU driver's group where
+asked (module user), read the cluster key pair on the controller and install it in the user's
+~/.ssh on the node (module ssh_trust_key_files), in one task. Options and results are documented
+in plugins/modules/ssh_trust_user_keys.py."""
 import os
 
 from ansible_collections.cluster_suite.hpc.plugins.plugin_utils.node_action import NodeAction, StepFailed
@@ -24,9 +25,32 @@ class ActionModule(NodeAction):
         user=dict(type="str", required=True),
         key_dir=dict(type="path", required=True),
         comment=dict(type="str", required=True),
+        create=dict(type="bool", default=False),
+        shell=dict(type="str", default="/bin/bash"),
+        add_groups=dict(type="list", elements="str", default=[]),
     )
 
     def act(self, args):
+        account = self.account(args)
+        result = self.keys(args)
+        if account["changed"]:
+            result = dict(result, changed=True, skipped=False) if result.get("skipped") else dict(result, changed=True)
+        return dict(result, **{name: account[name] for name in ("user_created", "groups_added")})
+
+    def account(self, args):
+        """Create the user (with a home) and add it to ``add_groups`` where asked; an existing user is
+        otherwise left as it is."""
+        created = args["create"] and self.module("ansible.builtin.user", dict(
+            name=args["user"], shell=args["shell"], create_home=True, state="present"))["changed"]
+        added = bool(args["add_groups"]) and self.module("ansible.builtin.user", dict(
+            name=args["user"], groups=args["add_groups"], append=True))["changed"]
+        if added and not self._task.check_mode:
+            # A login takes its groups when it starts: the SSH connection Ansible keeps open
+            # (ControlPersist) would run the next tasks, and a launch, without the new group.
+            self._connection.reset()
+        return dict(changed=created or added, user_created=created, groups_added=args["add_groups"] if added else [])
+
+    def keys(self, args):
         key = os.path.join(args["key_dir"], "id_ed25519")
         public_key, private_key = _read(key + ".pub"), _read(key)
         if not public_key or not private_key:
