@@ -162,9 +162,13 @@ def main():
                 if entry["backup"] and before is not None:
                     backups.append(f"{path} -> {module.backup_local(path)}")
                 handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=f".{os.path.basename(path)}.")
-                with os.fdopen(handle, "wb") as out:
-                    out.write(to_bytes(after))
-                module.atomic_move(temporary, path)
+                try:
+                    with os.fdopen(handle, "wb") as out:
+                        out.write(to_bytes(after))
+                    module.atomic_move(temporary, path)
+                finally:
+                    if os.path.lexists(temporary):
+                        os.unlink(temporary)  # the temporary file made just above, when the move failed
         if path in written and not os.path.exists(path):
             continue  # check mode: the file a real run would create
         file_args = module.load_file_common_arguments(dict(path=path, mode=entry["mode"], owner=module.params["owner"],
