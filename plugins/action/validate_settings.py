@@ -49,6 +49,7 @@ class ActionModule(ControllerAction):
         "job_launch_python": {"type": "str", "default": "python3"},
         "controller_in_run": {"type": "bool", "default": True},
         "limit": {"type": "str", "default": ""},
+        "whole_group": {"type": "str", "default": ""},
         "fail": {"type": "bool", "default": True},
     }
 
@@ -86,8 +87,13 @@ class ActionModule(ControllerAction):
     def act(self, args, check_mode):
         sections, facts = [], {}  # (heading of the failure message, problems); facts to set
         groups = plain(self._vars.get("groups", {}), scalars=True)
-        if not args["controller_in_run"]:
-            sections.append(("The run has {} problem(s); nothing was changed:", [gate.limit_problem(args["limit"])]))
+        run_problems = [] if args["controller_in_run"] else [gate.limit_problem(args["limit"])]
+        if args["whole_group"]:
+            in_run = self._vars.get("ansible_play_hosts_all", [])
+            run_problems.append(gate.partial_run_problem(
+                args["limit"], [host for host in groups.get("cluster", []) if host not in in_run], args["whole_group"]))
+        if any(run_problems):
+            sections.append(("The run has {} problem(s); nothing was changed:", [text for text in run_problems if text]))
         if args["inventory"]:
             try:
                 found = gate.inventory_problems(groups, self._vars.get("hostvars", {}))

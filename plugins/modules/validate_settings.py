@@ -75,7 +75,13 @@ options:
     type: bool
     default: true
   limit:
-    description: The run's C(--limit), for the message of O(controller_in_run).
+    description: The run's C(--limit), for the messages of O(controller_in_run) and O(whole_group).
+    type: str
+    default: ""
+  whole_group:
+    description:
+      - The name of a playbook that judges every node of group C(cluster) against the others (the
+        doctor, acceptance); a problem when the play leaves out any of them. Empty for none.
     type: str
     default: ""
   fail:

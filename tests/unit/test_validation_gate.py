@@ -57,3 +57,12 @@ def test_a_render_needs_its_directory_and_a_stop_only_its_control_plan():
     assert gate.job_problems(dict(job, job_render_dir="/tmp/out"), groups, hostvars, playbook="stop",
                              full=False) == []
     assert gate.job_problems(dict(job, job_name="a b"), groups, hostvars, playbook="stop", full=False) != []
+
+
+def test_a_run_that_leaves_out_nodes_names_the_first_ten_and_counts_the_rest():
+    assert gate.partial_run_problem("node1,localhost", [], "the doctor") == ""
+    assert gate.partial_run_problem("node1,localhost", ["node2"], "the doctor").startswith(
+        "--limit node1,localhost: leaves out node2 of group cluster; the doctor judges every node against the others")
+    many = gate.partial_run_problem("localhost:cluster[0:3]", [f"node{i}" for i in range(4, 20)], "acceptance")
+    assert many.startswith("--limit localhost:cluster[0:3]: leaves out node4, node5, node6, node7, node8, node9, "
+                           "node10, node11, node12, node13 and 6 more of group cluster; acceptance judges")

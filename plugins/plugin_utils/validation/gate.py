@@ -15,6 +15,17 @@ def limit_problem(limit):
             "any node is contacted, and the plans, the reports and the node ledger are made there")
 
 
+def partial_run_problem(limit, left_out, playbook):
+    """What is said of a --limit that leaves out nodes of group cluster for a playbook that judges
+    every node against the others; "" when none is left out."""
+    if not left_out:
+        return ""
+    shown = ", ".join(left_out[:10]) + (f" and {len(left_out) - 10} more" if len(left_out) > 10 else "")
+    return (f"--limit {limit}: leaves out {shown} of group cluster; {playbook} judges every node against the "
+            "others (the versions most nodes have, the SSH and link peers, the master's port), so a part of the "
+            "group would be judged wrongly: run it on the whole group")
+
+
 RENDER_DIR_PROBLEM = "render_dir: required, e.g. -e render_dir=/tmp/rendered (<render_dir>/<host>/ per node)"
 
 
