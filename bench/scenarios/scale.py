@@ -56,6 +56,13 @@ PROFILE = os.path.join(harness.ROOT, "ansible-large-fleet.cfg")
 # figures per node are those of site_rerun's apart from what the profile changes.
 PROFILE_MAX_NODES = 8
 DOCTOR_SETTINGS = dict(doctor.BUSY_SETTINGS, doctor_listener_seconds=600)
+# Every node imports the frameworks at once in the doctor's user probe, each in its own process:
+# 440-446 MiB at the peak of one node at 8, 16 and 32 nodes (node_peak_memory_mib_max), torch
+# alone 221 MiB (its importing process's peak RSS on a node). Where all of them on every node would
+# not fit in 80 % of this machine's memory, the doctor imports torch alone: the same tasks and
+# module runs per node, so the same work for the controller; each run records its frameworks.
+DOCTOR_IMPORT_MIB = 446
+DOCTOR_FEW_FRAMEWORKS = ["torch"]
 ACCEPTANCE_SETTINGS = {"acceptance_timeout": acceptance.TIMEOUT,
                        "acceptance_intra_slow_ratio": acceptance.INTRA_SLOW_RATIO}
 SAMPLE_SECONDS = 0.5
@@ -374,10 +381,19 @@ def measure_size(nodes, scratch, plays=PLAYS):
     return records
 
 
+def doctor_frameworks(nodes, memory_mib):
+    """The frameworks the doctor imports on `nodes` nodes of a machine of `memory_mib`: None (the
+    doctor's default, all of them) where every node's imports fit in 80 % of it, else the few."""
+    return None if nodes * DOCTOR_IMPORT_MIB <= 0.8 * memory_mib else list(DOCTOR_FEW_FRAMEWORKS)
+
+
 def doctor_run(sandbox, state_home, report_dir, record, nodes):
     report_path = os.path.join(report_dir, "doctor.json")
-    run, figures = measured_run(sandbox, "playbooks/doctor.yml", state_home,
-                                dict(DOCTOR_SETTINGS, doctor_report_path=report_path))
+    frameworks = doctor_frameworks(nodes, harness.machine()["memory_gb"] * 1024)
+    settings = dict(DOCTOR_SETTINGS, doctor_report_path=report_path)
+    if frameworks is not None:
+        settings["doctor_frameworks"] = frameworks
+    run, figures = measured_run(sandbox, "playbooks/doctor.yml", state_home, settings)
     harness.require_ok(run, "doctor on %d nodes" % nodes)
     with open(report_path, encoding="utf-8") as handle:
         report = json.load(handle)
@@ -387,7 +403,8 @@ def doctor_run(sandbox, state_home, report_dir, record, nodes):
     peers = sample.get("peers") or {}
     # The doctor's rounds: each node logs in to its peers one after another (the SSH mesh).
     record("doctor", run, figures, rounds=max((len(found) for found in peers.values()), default=None),
-           sampled=sample.get("sampled"), mesh_seconds_per_peer=mesh_seconds_per_peer(run.events, peers))
+           sampled=sample.get("sampled"), doctor_frameworks=frameworks or "default",
+           mesh_seconds_per_peer=mesh_seconds_per_peer(run.events, peers))
 
 
 def acceptance_run(sandbox, state_home, report_dir, record, nodes):

@@ -75,3 +75,11 @@ def test_assemble_tables_every_figure_with_the_model_and_its_aims():
                                          versions={"commit": "x"}), "")
     assert "| SSH sessions" not in text and "| doctor.yml | 8 | 16 | 32 |" in text
     assert "idle 2.0, 2.0, 2.0 MiB per node" in text
+
+
+def test_doctor_frameworks_are_all_where_every_node_imports_fit_and_torch_alone_past_that():
+    memory = 23.4 * 1024
+    assert scale.doctor_frameworks(32, memory) is None
+    assert scale.doctor_frameworks(42, memory) is None
+    assert scale.doctor_frameworks(43, memory) == ["torch"]
+    assert scale.doctor_frameworks(64, memory) == ["torch"]
