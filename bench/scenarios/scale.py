@@ -57,12 +57,14 @@ PROFILE = os.path.join(harness.ROOT, "ansible-large-fleet.cfg")
 PROFILE_MAX_NODES = 8
 DOCTOR_SETTINGS = dict(doctor.BUSY_SETTINGS, doctor_listener_seconds=600)
 # Every node imports the frameworks at once in the doctor's user probe, each in its own process:
-# 440-446 MiB at the peak of one node at 8, 16 and 32 nodes (node_peak_memory_mib_max), torch
-# alone 221 MiB (its importing process's peak RSS on a node). Where all of them on every node would
-# not fit in 80 % of this machine's memory, the doctor imports torch alone: the same tasks and
-# module runs per node, so the same work for the controller; each run records its frameworks.
+# 440-446 MiB at the peak of one node at 8, 16 and 32 nodes (node_peak_memory_mib_max). Where that
+# on every node would not fit in 80 % of this machine's memory, the doctor imports none (the
+# training Python, OpenMPI and the rest are still read) and its SSH mesh may take longer: on 64
+# nodes, with torch alone imported, 64 nodes' imports and logins on 2 cores ran past the 30 s
+# session timeout everywhere. The controller's work per node stays the same (the same tasks and
+# module runs); each run records its frameworks.
 DOCTOR_IMPORT_MIB = 446
-DOCTOR_FEW_FRAMEWORKS = ["torch"]
+DOCTOR_CROWDED_SETTINGS = {"doctor_frameworks": [], "doctor_ssh_timeout": 90}
 ACCEPTANCE_SETTINGS = {"acceptance_timeout": acceptance.TIMEOUT,
                        "acceptance_intra_slow_ratio": acceptance.INTRA_SLOW_RATIO}
 SAMPLE_SECONDS = 0.5
@@ -381,18 +383,17 @@ def measure_size(nodes, scratch, plays=PLAYS):
     return records
 
 
-def doctor_frameworks(nodes, memory_mib):
-    """The frameworks the doctor imports on `nodes` nodes of a machine of `memory_mib`: None (the
-    doctor's default, all of them) where every node's imports fit in 80 % of it, else the few."""
-    return None if nodes * DOCTOR_IMPORT_MIB <= 0.8 * memory_mib else list(DOCTOR_FEW_FRAMEWORKS)
+def doctor_settings(nodes, memory_mib):
+    """The doctor's settings on `nodes` nodes of a machine of `memory_mib`: DOCTOR_SETTINGS where
+    every node's imports fit in 80 % of it, else with DOCTOR_CROWDED_SETTINGS over them."""
+    if nodes * DOCTOR_IMPORT_MIB <= 0.8 * memory_mib:
+        return dict(DOCTOR_SETTINGS)
+    return dict(DOCTOR_SETTINGS, **DOCTOR_CROWDED_SETTINGS)
 
 
 def doctor_run(sandbox, state_home, report_dir, record, nodes):
     report_path = os.path.join(report_dir, "doctor.json")
-    frameworks = doctor_frameworks(nodes, harness.machine()["memory_gb"] * 1024)
-    settings = dict(DOCTOR_SETTINGS, doctor_report_path=report_path)
-    if frameworks is not None:
-        settings["doctor_frameworks"] = frameworks
+    settings = dict(doctor_settings(nodes, harness.machine()["memory_gb"] * 1024), doctor_report_path=report_path)
     run, figures = measured_run(sandbox, "playbooks/doctor.yml", state_home, settings)
     harness.require_ok(run, "doctor on %d nodes" % nodes)
     with open(report_path, encoding="utf-8") as handle:
@@ -403,7 +404,8 @@ def doctor_run(sandbox, state_home, report_dir, record, nodes):
     peers = sample.get("peers") or {}
     # The doctor's rounds: each node logs in to its peers one after another (the SSH mesh).
     record("doctor", run, figures, rounds=max((len(found) for found in peers.values()), default=None),
-           sampled=sample.get("sampled"), doctor_frameworks=frameworks or "default",
+           sampled=sample.get("sampled"), doctor_frameworks=settings.get("doctor_frameworks", "default"),
+           doctor_ssh_timeout=settings["doctor_ssh_timeout"],
            mesh_seconds_per_peer=mesh_seconds_per_peer(run.events, peers))
 
 

@@ -77,9 +77,11 @@ def test_assemble_tables_every_figure_with_the_model_and_its_aims():
     assert "idle 2.0, 2.0, 2.0 MiB per node" in text
 
 
-def test_doctor_frameworks_are_all_where_every_node_imports_fit_and_torch_alone_past_that():
+def test_doctor_settings_are_the_busy_ones_where_every_node_imports_fit_and_crowded_past_that():
     memory = 23.4 * 1024
-    assert scale.doctor_frameworks(32, memory) is None
-    assert scale.doctor_frameworks(42, memory) is None
-    assert scale.doctor_frameworks(43, memory) == ["torch"]
-    assert scale.doctor_frameworks(64, memory) == ["torch"]
+    assert scale.doctor_settings(32, memory) == scale.DOCTOR_SETTINGS
+    assert scale.doctor_settings(42, memory) == scale.DOCTOR_SETTINGS
+    crowded = scale.doctor_settings(43, memory)
+    assert crowded["doctor_frameworks"] == [] and crowded["doctor_ssh_timeout"] == 90
+    assert crowded["doctor_import_timeout"] == scale.DOCTOR_SETTINGS["doctor_import_timeout"]
+    assert scale.doctor_settings(64, memory) == crowded
