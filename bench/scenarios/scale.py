@@ -540,8 +540,13 @@ def assemble(records):
             "and are kept in the runs only as context; CPU seconds, memory and counts are the figures." % (
                 os.cpu_count()),
             "Settings: the project's ansible.cfg (forks 128, so min(128, N) workers; pipelining; ControlPersist "
-            "120 s); the doctor %s; acceptance %s; every node's egress shaped to 100mbit before acceptance." % (
+            "120 s); the doctor %s (where every node's framework imports would not fit in 80 %% of this machine's "
+            "memory, at %s nodes: %s); acceptance %s; every node's egress shaped to 100mbit before acceptance." % (
                 ", ".join("%s %s" % item for item in sorted(DOCTOR_SETTINGS.items())),
+                ", ".join(str(record["nodes"]) for record in records
+                          if record["play"] == "doctor" and record.get("doctor_frameworks", "default") != "default")
+                or "none",
+                ", ".join("%s %s" % item for item in sorted(DOCTOR_CROWDED_SETTINGS.items())),
                 ", ".join("%s %s" % item for item in sorted(ACCEPTANCE_SETTINGS.items())))],
         "runs": records,
     }
