@@ -34,7 +34,7 @@ class ActionModule(NodeAction):
         account = self.account(args)
         result = self.keys(args)
         if account["changed"]:
-            result = dict(result, changed=True, skipped=False) if result.get("skipped") else dict(result, changed=True)
+            result = dict(result, changed=True, skipped=False)
         return dict(result, **{name: account[name] for name in ("user_created", "groups_added")})
 
     def account(self, args):
