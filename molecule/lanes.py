@@ -33,9 +33,9 @@ CHECKOUTS = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(
 # (its first run builds OpenMPI for scenario openmpi, Debian 13's for mixed and the node images of
 # Debian 11 and 13 for npu, of the systemd flavour for systemd).
 EXPECTED_MINUTES = {
-    "acceptance": 8.4, "cluster": 16.6, "doctor": 11.9, "firewall": 2.6, "fleet": 1.0, "guide": 8.4, "hang": 12.3,
-    "ifaces": 2.0, "launch": 23.0, "mixed": 11.7, "npu": 4.6, "openmpi": 8.5, "python_env": 10.0, "sandbox": 0.6,
-    "ssh_trust": 2.9, "systemd": 8.4, "upgrade": 7.0,
+    "acceptance": 7.8, "cluster": 8.9, "doctor": 8.8, "firewall": 1.9, "fleet": 1.0, "guide": 7.8,
+    "hang": 8.5, "ifaces": 1.7, "launch": 19.6, "mixed": 15.5, "npu": 6.5, "openmpi": 11.1, "python_env": 8.6,
+    "sandbox": 0.5, "ssh_trust": 1.7, "systemd": 5.7, "upgrade": 7.2,
 }
 DEFAULT_MINUTES = 3.0
 OPENMPI_USERS = ("acceptance", "cluster", "doctor", "guide", "hang", "launch", "mixed", "python_env", "sandbox",
