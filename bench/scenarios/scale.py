@@ -64,6 +64,7 @@ DOCTOR_SETTINGS = dict(doctor.BUSY_SETTINGS, doctor_listener_seconds=600)
 # session timeout everywhere. The controller's work per node stays the same (the same tasks and
 # module runs); each run records its frameworks.
 DOCTOR_IMPORT_MIB = 446
+DOCTOR_MEMORY_SHARE = 0.8
 DOCTOR_CROWDED_SETTINGS = {"doctor_frameworks": [], "doctor_ssh_timeout": 90}
 ACCEPTANCE_SETTINGS = {"acceptance_timeout": acceptance.TIMEOUT,
                        "acceptance_intra_slow_ratio": acceptance.INTRA_SLOW_RATIO}
@@ -386,7 +387,7 @@ def measure_size(nodes, scratch, plays=PLAYS):
 def doctor_settings(nodes, memory_mib):
     """The doctor's settings on `nodes` nodes of a machine of `memory_mib`: DOCTOR_SETTINGS where
     every node's imports fit in 80 % of it, else with DOCTOR_CROWDED_SETTINGS over them."""
-    if nodes * DOCTOR_IMPORT_MIB <= 0.8 * memory_mib:
+    if nodes * DOCTOR_IMPORT_MIB <= DOCTOR_MEMORY_SHARE * memory_mib:
         return dict(DOCTOR_SETTINGS)
     return dict(DOCTOR_SETTINGS, **DOCTOR_CROWDED_SETTINGS)
 
@@ -540,9 +541,9 @@ def assemble(records):
             "and are kept in the runs only as context; CPU seconds, memory and counts are the figures." % (
                 os.cpu_count()),
             "Settings: the project's ansible.cfg (forks 128, so min(128, N) workers; pipelining; ControlPersist "
-            "120 s); the doctor %s (where every node's framework imports would not fit in 80 %% of this machine's "
+            "120 s); the doctor %s (where every node's framework imports would not fit in %d %% of this machine's "
             "memory, at %s nodes: %s); acceptance %s; every node's egress shaped to 100mbit before acceptance." % (
-                ", ".join("%s %s" % item for item in sorted(DOCTOR_SETTINGS.items())),
+                ", ".join("%s %s" % item for item in sorted(DOCTOR_SETTINGS.items())), DOCTOR_MEMORY_SHARE * 100,
                 ", ".join(str(record["nodes"]) for record in records
                           if record["play"] == "doctor" and record.get("doctor_frameworks", "default") != "default")
                 or "none",
